@@ -1,0 +1,19 @@
+/* rig/rig.h — the umbrella header: include this to use all of librig. */
+#ifndef RIG_RIG_H
+#define RIG_RIG_H
+
+#include "rig/common.h"
+#include "rig/arena.h"
+#include "rig/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+RIG_API const char *rig_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

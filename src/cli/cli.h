@@ -1,0 +1,19 @@
+/* cli.h — what the rig command's subcommand files share. */
+#ifndef RIG_CLI_H
+#define RIG_CLI_H
+
+#include <stddef.h>
+
+/* Exit statuses every subcommand uses. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* A subcommand: argv[0] is its own name. */
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+int cli_json(int argc, char **argv);
+
+/* Reads a whole file ("-" is stdin) into a malloc'd buffer. Returns 0, or an
+ * errno value. */
+int cli_read_file(const char *path, char **out, size_t *len);
+
+#endif

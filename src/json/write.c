@@ -1,0 +1,515 @@
+/* write.c — the streaming JSON writer.
+ *
+ * Output goes straight into one growable buffer: no tree is built. A small
+ * state machine (where the next token may go) plus a stack of open container
+ * kinds catches misuse — a value where a key belongs, a mismatched end — and
+ * turns it into a sticky RIG_JSON_EUSAGE instead of invalid output.
+ *
+ * String escaping is the writer's hot loop (a tool result is often a whole
+ * file). Runs of bytes that need nothing are found 16 at a time with SSE2 and
+ * copied with memcpy; only quotes, backslashes, control bytes and non-ASCII
+ * bytes stop the scan. Non-ASCII is checked to be well-formed UTF-8, and each
+ * byte that is not becomes U+FFFD, so whatever a tool hands over, the output is
+ * valid JSON that any strict parser accepts. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "json/internal.h"
+
+enum state {
+    S_START = 0, /* nothing yet: one value may follow */
+    S_FIRST,     /* a container just opened */
+    S_NEXT,      /* after an element: a comma comes first */
+    S_KEY,       /* after a key: its value follows */
+    S_DONE       /* the value is complete */
+};
+
+void rig_json_writer_init(rig_json_writer *w, unsigned flags) {
+    memset(w, 0, sizeof *w);
+    w->flags = (uint8_t)flags;
+    w->stack = w->small_stack;
+    w->stack_cap = sizeof w->small_stack;
+}
+
+void rig_json_writer_reset(rig_json_writer *w) {
+    w->len = 0;
+    w->depth = 0;
+    w->state = S_START;
+    w->err = 0;
+    w->replaced = 0;
+}
+
+void rig_json_writer_free(rig_json_writer *w) {
+    free(w->buf);
+    if (w->stack != w->small_stack)
+        free(w->stack);
+    rig_json_writer_init(w, w->flags);
+}
+
+int rig_json_writer_error(const rig_json_writer *w) { return w->err; }
+
+static int set_error(rig_json_writer *w, int code) {
+    if (!w->err)
+        w->err = code;
+    return w->err;
+}
+
+/* Room for n more bytes plus the final NUL. */
+static bool reserve_slow(rig_json_writer *w, size_t n) {
+    if (n > SIZE_MAX / 2 - w->len) {
+        set_error(w, RIG_JSON_ENOMEM);
+        return false;
+    }
+    size_t need = w->len + n + 1, cap = w->cap ? w->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    char *b = realloc(w->buf, cap);
+    if (!b) {
+        set_error(w, RIG_JSON_ENOMEM);
+        return false;
+    }
+    w->buf = b;
+    w->cap = cap;
+    return true;
+}
+
+static inline bool reserve(rig_json_writer *w, size_t n) {
+    return likely(w->cap - w->len > n) || reserve_slow(w, n);
+}
+
+static void newline_indent(rig_json_writer *w, uint32_t depth) {
+    if (!reserve(w, 1 + 2 * (size_t)depth))
+        return;
+    w->buf[w->len++] = '\n';
+    memset(w->buf + w->len, ' ', 2 * (size_t)depth);
+    w->len += 2 * (size_t)depth;
+}
+
+static inline bool in_object(const rig_json_writer *w) {
+    return w->depth && w->stack[w->depth - 1] == 'o';
+}
+
+/* Positions the output for a value: comma, indentation, checks. */
+static bool before_value(rig_json_writer *w) {
+    if (w->err)
+        return false;
+    switch (w->state) {
+    case S_START:
+    case S_KEY:
+        return true;
+    case S_FIRST:
+    case S_NEXT:
+        if (in_object(w)) {
+            set_error(w, RIG_JSON_EUSAGE); /* a key must come first */
+            return false;
+        }
+        if (w->state == S_NEXT) {
+            if (!reserve(w, 1))
+                return false;
+            w->buf[w->len++] = ',';
+        }
+        if (w->flags & RIG_JSON_WRITE_PRETTY)
+            newline_indent(w, w->depth);
+        return !w->err;
+    default:
+        set_error(w, RIG_JSON_EUSAGE); /* a second top-level value */
+        return false;
+    }
+}
+
+static inline void after_value(rig_json_writer *w) { w->state = w->depth ? S_NEXT : S_DONE; }
+
+/* ---- strings */
+
+static const char escape_char[0x20] = {
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+    'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+};
+
+static const unsigned char plain[256] = {
+    /* 0x00-0x1F need escapes; '"' and '\\' too; 0x80 and up need checking */
+    [0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* Length of the run at p that needs no escaping. */
+static inline size_t plain_run(const char *p, const char *end) {
+    const char *q = p;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x20);
+    while (end - q >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)q);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                   _mm_cmplt_epi8(v, ctl));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask)
+            return (size_t)(q - p) + (unsigned)__builtin_ctz(mask);
+        q += 16;
+    }
+#endif
+    while (q < end && plain[(unsigned char)*q])
+        q++;
+    return (size_t)(q - p);
+}
+
+static void put_string(rig_json_writer *w, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    const char *p = s, *end = s + n;
+    if (!reserve(w, n + 2))
+        return;
+    w->buf[w->len++] = '"';
+    while (p < end) {
+        size_t run = plain_run(p, end);
+        /* the invariant: room for the rest of the input plus a worst-case escape */
+        if (!reserve(w, (size_t)(end - p) + 8))
+            return;
+        memcpy(w->buf + w->len, p, run);
+        w->len += run;
+        p += run;
+        if (p == end)
+            break;
+        unsigned char c = (unsigned char)*p;
+        char *o = w->buf + w->len;
+        if (c == '"' || c == '\\') {
+            o[0] = '\\';
+            o[1] = (char)c;
+            w->len += 2;
+            p++;
+        } else if (c < 0x20) {
+            char e = escape_char[c];
+            o[0] = '\\';
+            o[1] = e;
+            if (e == 'u') {
+                o[2] = '0';
+                o[3] = '0';
+                o[4] = hex[c >> 4];
+                o[5] = hex[c & 15];
+                w->len += 6;
+            } else {
+                w->len += 2;
+            }
+            p++;
+        } else {
+            size_t k = rig__utf8_seq((const unsigned char *)p, (const unsigned char *)end);
+            if (k) {
+                memcpy(o, p, k);
+                w->len += k;
+                p += k;
+            } else {
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                w->len += 3;
+                w->replaced++;
+                p++;
+            }
+        }
+    }
+    if (reserve(w, 1))
+        w->buf[w->len++] = '"';
+}
+
+/* ---- the public calls */
+
+static int open_container(rig_json_writer *w, char kind) {
+    if (!before_value(w))
+        return w->err;
+    if (w->depth == w->stack_cap) {
+        if (w->stack_cap > UINT32_MAX / 2)
+            return set_error(w, RIG_JSON_ENOMEM);
+        uint32_t cap = w->stack_cap * 2;
+        uint8_t *st = w->stack == w->small_stack ? malloc(cap) : realloc(w->stack, cap);
+        if (!st)
+            return set_error(w, RIG_JSON_ENOMEM);
+        if (w->stack == w->small_stack)
+            memcpy(st, w->small_stack, sizeof w->small_stack);
+        w->stack = st;
+        w->stack_cap = cap;
+    }
+    if (!reserve(w, 1))
+        return w->err;
+    w->buf[w->len++] = kind == 'o' ? '{' : '[';
+    w->stack[w->depth++] = (uint8_t)kind;
+    w->state = S_FIRST;
+    return 0;
+}
+
+static int close_container(rig_json_writer *w, char kind) {
+    if (w->err)
+        return w->err;
+    if (!w->depth || w->stack[w->depth - 1] != kind || w->state == S_KEY)
+        return set_error(w, RIG_JSON_EUSAGE);
+    w->depth--;
+    if (w->state == S_NEXT && (w->flags & RIG_JSON_WRITE_PRETTY))
+        newline_indent(w, w->depth);
+    if (!reserve(w, 1))
+        return w->err;
+    w->buf[w->len++] = kind == 'o' ? '}' : ']';
+    after_value(w);
+    return 0;
+}
+
+int rig_json_write_object_begin(rig_json_writer *w) { return open_container(w, 'o'); }
+int rig_json_write_object_end(rig_json_writer *w) { return close_container(w, 'o'); }
+int rig_json_write_array_begin(rig_json_writer *w) { return open_container(w, 'a'); }
+int rig_json_write_array_end(rig_json_writer *w) { return close_container(w, 'a'); }
+
+/* The comma and indentation before a key; false on misuse or error. */
+static bool begin_key(rig_json_writer *w) {
+    if (w->err)
+        return false;
+    if (!in_object(w) || (w->state != S_FIRST && w->state != S_NEXT)) {
+        set_error(w, RIG_JSON_EUSAGE);
+        return false;
+    }
+    if (w->state == S_NEXT) {
+        if (!reserve(w, 1))
+            return false;
+        w->buf[w->len++] = ',';
+    }
+    if (w->flags & RIG_JSON_WRITE_PRETTY)
+        newline_indent(w, w->depth);
+    return !w->err;
+}
+
+static void end_key(rig_json_writer *w) {
+    if (!reserve(w, 2))
+        return;
+    w->buf[w->len++] = ':';
+    if (w->flags & RIG_JSON_WRITE_PRETTY)
+        w->buf[w->len++] = ' ';
+    w->state = S_KEY;
+}
+
+int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len) {
+    if (!key && len)
+        return set_error(w, RIG_JSON_EINVAL);
+    if (begin_key(w)) {
+        put_string(w, key, len);
+        end_key(w);
+    }
+    return w->err;
+}
+
+int rig_json_write_key(rig_json_writer *w, const char *key) {
+    if (!key)
+        return set_error(w, RIG_JSON_EINVAL);
+    return rig_json_write_keyn(w, key, strlen(key));
+}
+
+int rig_json_write_stringn(rig_json_writer *w, const char *s, size_t len) {
+    if (!s && len)
+        return set_error(w, RIG_JSON_EINVAL);
+    if (!before_value(w))
+        return w->err;
+    put_string(w, s, len);
+    after_value(w);
+    return w->err;
+}
+
+int rig_json_write_string(rig_json_writer *w, const char *s) {
+    if (!s)
+        return set_error(w, RIG_JSON_EINVAL);
+    return rig_json_write_stringn(w, s, strlen(s));
+}
+
+static int put_token(rig_json_writer *w, const char *text, size_t n) {
+    if (!before_value(w) || !reserve(w, n))
+        return w->err;
+    memcpy(w->buf + w->len, text, n);
+    w->len += n;
+    after_value(w);
+    return 0;
+}
+
+/* Decimal digits of v, right-aligned ending at end; returns the start. */
+static char *format_u64(uint64_t v, char *end) {
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    char *p = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
+int rig_json_write_uint(rig_json_writer *w, uint64_t v) {
+    char buf[24], *end = buf + sizeof buf;
+    char *p = format_u64(v, end);
+    return put_token(w, p, (size_t)(end - p));
+}
+
+int rig_json_write_int(rig_json_writer *w, int64_t v) {
+    char buf[24], *end = buf + sizeof buf;
+    uint64_t mag = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char *p = format_u64(mag, end);
+    if (v < 0)
+        *--p = '-';
+    return put_token(w, p, (size_t)(end - p));
+}
+
+int rig_json_write_double(rig_json_writer *w, double v) {
+    char buf[32];
+    size_t n = rig_json_format_double(v, buf);
+    return put_token(w, buf, n);
+}
+
+int rig_json_write_bool(rig_json_writer *w, bool v) {
+    return v ? put_token(w, "true", 4) : put_token(w, "false", 5);
+}
+
+int rig_json_write_null(rig_json_writer *w) { return put_token(w, "null", 4); }
+
+int rig_json_write_raw(rig_json_writer *w, const char *json, size_t len) {
+    if (!json || !len)
+        return set_error(w, RIG_JSON_EINVAL);
+    return put_token(w, json, len);
+}
+
+/* ---- a parsed value */
+
+/* Writes string node n: unescaped text is valid JSON as it stands and is
+ * copied; escaped text is decoded and re-encoded, which also turns lone
+ * surrogates into real U+FFFD characters. */
+static void put_node_string(rig_json_writer *w, const rig_json_doc *d, const node *n) {
+    const char *raw = d->text + n->off;
+    if (!(n->tag & F_ESCAPED)) {
+        if (!reserve(w, (size_t)n->u.s.a + 2))
+            return;
+        char *o = w->buf + w->len;
+        o[0] = '"';
+        memcpy(o + 1, raw, n->u.s.a);
+        o[n->u.s.a + 1] = '"';
+        w->len += (size_t)n->u.s.a + 2;
+        return;
+    }
+    char small[256];
+    char *buf = n->u.s.b <= sizeof small ? small : malloc(n->u.s.b);
+    if (!buf) {
+        set_error(w, RIG_JSON_ENOMEM);
+        return;
+    }
+    size_t len = rig__decode_string(raw, n->u.s.a, buf);
+    put_string(w, buf, len);
+    if (buf != small)
+        free(buf);
+}
+
+typedef struct level {
+    uint32_t end;
+    bool object;
+    bool expect_key;
+} level;
+
+int rig_json_write_value(rig_json_writer *w, rig_json_val v) {
+    if (w->err)
+        return w->err;
+    if (!v.doc)
+        return set_error(w, RIG_JSON_EINVAL);
+    const rig_json_doc *d = v.doc;
+    uint32_t i = v.idx, stop = node_skip(d, v.idx);
+    level small[64], *st = small;
+    size_t sp = 0, cap = sizeof small / sizeof small[0];
+
+    while (!w->err) {
+        /* close containers whose children are all written */
+        while (sp && i == st[sp - 1].end) {
+            if (st[sp - 1].object)
+                rig_json_write_object_end(w);
+            else
+                rig_json_write_array_end(w);
+            sp--;
+            if (sp && st[sp - 1].object)
+                st[sp - 1].expect_key = true;
+        }
+        if (i >= stop)
+            break;
+        level *top = sp ? &st[sp - 1] : NULL;
+        const node *n = &d->nodes[i];
+        if (top && top->object && top->expect_key) {
+            if (n->tag & F_SHADOWED) {
+                i = node_skip(d, i + 1); /* an earlier duplicate: skip key and value */
+                continue;
+            }
+            if (!begin_key(w))
+                break;
+            put_node_string(w, d, n);
+            end_key(w);
+            top->expect_key = false;
+            i++;
+            continue;
+        }
+        unsigned t = node_type(n);
+        if (t == T_ARRAY || t == T_OBJECT) {
+            if (sp == cap) {
+                size_t ncap = cap * 2;
+                level *ns = st == small ? malloc(ncap * sizeof *ns) : realloc(st, ncap * sizeof *ns);
+                if (!ns) {
+                    set_error(w, RIG_JSON_ENOMEM);
+                    break;
+                }
+                if (st == small)
+                    memcpy(ns, small, sizeof small);
+                st = ns;
+                cap = ncap;
+            }
+            open_container(w, t == T_OBJECT ? 'o' : 'a');
+            st[sp++] = (level){n->u.s.b, t == T_OBJECT, true};
+            i++;
+            continue;
+        }
+        if (t == T_STRING) {
+            if (before_value(w)) {
+                put_node_string(w, d, n);
+                after_value(w);
+            }
+        } else {
+            size_t len;
+            const char *raw = rig_json_raw((rig_json_val){d, i}, &len);
+            put_token(w, raw, len);
+        }
+        if (top && top->object)
+            top->expect_key = true;
+        i++;
+    }
+    if (st != small)
+        free(st);
+    return w->err;
+}
+
+/* ---- the result */
+
+const char *rig_json_writer_finish(rig_json_writer *w, size_t *len) {
+    if (w->err || w->state != S_DONE)
+        return NULL;
+    w->buf[w->len] = '\0'; /* reserve always leaves room for it */
+    if (len)
+        *len = w->len;
+    return w->buf;
+}
+
+char *rig_json_writer_detach(rig_json_writer *w, size_t *len) {
+    if (!rig_json_writer_finish(w, len))
+        return NULL;
+    char *out = w->buf;
+    w->buf = NULL;
+    w->cap = 0;
+    rig_json_writer_reset(w);
+    return out;
+}
