@@ -56,7 +56,7 @@ typedef struct node {
 
 _Static_assert(sizeof(node) == 16, "a node is 16 bytes");
 
-/* Parser scratch: one entry per open container. */
+/* Parser scratch: one entry per enclosing open container. */
 typedef struct open_level {
     uint32_t node;     /* index of the container's node */
     uint32_t count;    /* children so far (members for objects) */
@@ -75,7 +75,7 @@ struct rig_json_doc {
     open_level *stack;
     uint32_t stack_cap;
     uint32_t *keys; /* key node indices of the open objects */
-    uint32_t keys_len, keys_cap;
+    uint32_t keys_cap;
     uint32_t *table; /* hash table for duplicate detection in large objects */
     uint32_t table_cap;
     char *scratch; /* decoded keys while hashing */

@@ -28,19 +28,15 @@
 
 #define SMALL_OBJECT 16
 
-typedef struct parser {
-    rig_json_doc *d;
-    const char *start, *end;
-    unsigned flags;
-    unsigned max_depth;
-    /* the error, when there is one */
+/* Where and why parsing stopped. */
+typedef struct perr {
     const char *at;
     const char *reason;
-} parser;
+} perr;
 
-static int fail(parser *ps, int code, const char *at, const char *reason) {
-    ps->at = at;
-    ps->reason = reason;
+static int fail(perr *e, int code, const char *at, const char *reason) {
+    e->at = at;
+    e->reason = reason;
     return code;
 }
 
@@ -65,42 +61,41 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static inline bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
-static inline const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+static ALWAYS_INLINE bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
+
+static ALWAYS_INLINE const char *skip_ws(const char *p, const char *end) {
+    /* every whitespace byte is <= ' ', so one compare clears compact JSON */
+    while (p < end && (unsigned char)*p <= ' ' &&
+           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
     return p;
 }
 
-/* ---- growth of the document's arrays */
+/* ---- growth of the document's arrays
+ *
+ * The parse loop keeps the arrays and their sizes in local variables, which
+ * the compiler can hold in registers only if no pointer to them escapes. So
+ * growth takes values and returns the new array by value. */
 
-static bool grow(void **arr, uint32_t *cap, size_t elem, uint32_t want) {
-    uint64_t n = *cap ? (uint64_t)*cap * 2 : 16;
+typedef struct grown {
+    void *p;
+    uint32_t cap;
+} grown;
+
+static grown grow(void *arr, uint32_t cap, size_t elem, uint32_t want) {
+    grown g = {NULL, 0};
+    uint64_t n = cap ? (uint64_t)cap * 2 : 16;
     while (n < want)
         n *= 2;
     if (n > UINT32_MAX)
         n = UINT32_MAX;
     if (n < want)
-        return false;
-    void *p = realloc(*arr, (size_t)n * elem);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = (uint32_t)n;
-    return true;
-}
-
-/* Appends a node; its index, or UINT32_MAX when memory runs out. */
-static inline uint32_t new_node(parser *ps, uint32_t tag, const char *at) {
-    rig_json_doc *d = ps->d;
-    if (unlikely(d->count == d->cap) &&
-        !grow((void **)&d->nodes, &d->cap, sizeof(node), d->count + 1))
-        return UINT32_MAX;
-    uint32_t i = d->count++;
-    d->nodes[i].tag = tag;
-    d->nodes[i].off = (uint32_t)(at - ps->start);
-    return i;
+        return g;
+    g.p = realloc(arr, (size_t)n * elem);
+    g.cap = g.p ? (uint32_t)n : 0;
+    return g;
 }
 
 /* ---- strings */
@@ -121,6 +116,8 @@ static bool hex4(const char *p, unsigned *out) {
     return true;
 }
 
+static bool is_hex(char c) { return (unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 6; }
+
 /* Does the input end inside what could still become a valid UTF-8 sequence?
  * Then it was cut short, rather than wrong. */
 static bool utf8_cut_short(const char *p, const char *end) {
@@ -139,46 +136,82 @@ static bool utf8_cut_short(const char *p, const char *end) {
 }
 
 /* Does the input end inside a "\uXXXX" escape that starts at p (or right at
- * p)? Used to tell a cut-off surrogate pair from a lone surrogate. */
+ * p)? Tells a surrogate pair cut in two from a lone surrogate. */
 static bool escape_cut_short(const char *p, const char *end) {
-    const char want[] = "\\u";
     for (int i = 0; p + i < end; i++) {
         if (i >= 6)
             return false;
-        char c = p[i];
-        if (i < 2 ? c != want[i] : !((unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 6))
+        if (i == 0 ? p[i] != '\\' : i == 1 ? p[i] != 'u' : !is_hex(p[i]))
             return false;
     }
     return true;
 }
 
-/* Checks the \u escape whose 'u' is at p. Returns 0 and its code unit, or an
- * error: truncated when the input ends inside it, else malformed. */
-static int read_u_escape(parser *ps, const char *p, unsigned *cp) {
-    const char *end = ps->end;
-    if (end - p >= 5 && hex4(p + 1, cp))
+/* The escape at p (just past its backslash): checks it, advances past it and
+ * adds to *saved the bytes decoding will remove. Kept out of line: most
+ * strings have no escapes and the scan loop should stay small. */
+static int scan_escape(const char **pp, const char *end, unsigned flags, size_t *saved,
+                       uint32_t *tag, perr *e) {
+    const char *p = *pp;
+    if (p == end)
+        return fail(e, RIG_JSON_ETRUNCATED, end, "unterminated string");
+    switch (*p) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        *pp = p + 1;
+        *saved += 1;
         return 0;
-    for (const char *q = p + 1; q < end && q < p + 5; q++)
-        if (!((unsigned)(*q - '0') < 10 || (unsigned)((*q | 0x20) - 'a') < 6))
-            return fail(ps, RIG_JSON_ESTRING, p - 1, "invalid \\u escape (needs four hex digits)");
-    return fail(ps, RIG_JSON_ETRUNCATED, end, "unterminated string");
+    case 'u': break;
+    default: return fail(e, RIG_JSON_ESTRING, p - 1, "invalid escape");
+    }
+    unsigned cp, lo;
+    if (end - p < 5 || !hex4(p + 1, &cp)) {
+        for (const char *q = p + 1; q < end && q < p + 5; q++)
+            if (!is_hex(*q))
+                return fail(e, RIG_JSON_ESTRING, p - 1, "invalid \\u escape (needs four hex digits)");
+        return fail(e, RIG_JSON_ETRUNCATED, end, "unterminated string");
+    }
+    p += 5;
+    if (cp < 0x80) {
+        *saved += 5;
+    } else if (cp < 0x800) {
+        *saved += 4;
+    } else if (cp < 0xD800 || cp > 0xDFFF) {
+        *saved += 3;
+    } else if (cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, &lo) &&
+               lo >= 0xDC00 && lo <= 0xDFFF) {
+        p += 6;
+        *saved += 8; /* twelve characters become four bytes */
+    } else {
+        /* A lone surrogate: U+FFFD, or an error when strict. Anything after it
+         * (a malformed second escape, say) is checked on the next turn. */
+        if (flags & RIG_JSON_STRICT_SURROGATES) {
+            if (cp <= 0xDBFF && escape_cut_short(p, end))
+                return fail(e, RIG_JSON_ETRUNCATED, end, "unterminated string");
+            return fail(e, RIG_JSON_ESTRING, p - 6, "lone UTF-16 surrogate escape");
+        }
+        *tag |= F_REPLACED;
+        *saved += 3;
+    }
+    *pp = p;
+    return 0;
 }
 
-/* Scans the string whose opening quote is at *pp, appends its node with the
- * given tag, and leaves *pp past the closing quote. */
-static int scan_string(parser *ps, const char **pp, uint32_t *out) {
-    const char *p = *pp + 1, *s = p, *end = ps->end;
-    uint32_t flags = 0;
+/* Scans the string whose opening quote is at *pp; fills n's tag and lengths
+ * and leaves *pp past the closing quote. */
+static ALWAYS_INLINE int scan_string(const char **pp, const char *end, unsigned flags, node *n,
+                                     perr *e) {
+    const char *p = *pp + 1, *s = p;
+    uint32_t tag = T_STRING;
     size_t saved = 0; /* bytes that decoding escapes removes */
+    int rc;
     for (;;) {
 #ifdef __SSE2__
-        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-                      ctl = _mm_set1_epi8(0x20);
         while (end - p >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)p);
             /* signed compare: bytes below 0x20 and bytes from 0x80 up */
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                       _mm_cmplt_epi8(v, ctl));
+            __m128i hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
             unsigned mask = (unsigned)_mm_movemask_epi8(hit);
             if (mask) {
                 p += __builtin_ctz(mask);
@@ -190,100 +223,71 @@ static int scan_string(parser *ps, const char **pp, uint32_t *out) {
         while (p < end && !string_special[(unsigned char)*p])
             p++;
         if (p == end)
-            return fail(ps, RIG_JSON_ETRUNCATED, end, "unterminated string");
+            return fail(e, RIG_JSON_ETRUNCATED, end, "unterminated string");
 #ifdef __SSE2__
     special:;
 #endif
         unsigned char c = (unsigned char)*p;
-        if (c == '"')
+        if (likely(c == '"'))
             break;
         if (c == '\\') {
-            flags |= F_ESCAPED;
+            tag |= F_ESCAPED;
             p++;
-            if (p == end)
-                return fail(ps, RIG_JSON_ETRUNCATED, end, "unterminated string");
-            switch (*p) {
-            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-                p++;
-                saved += 1;
-                continue;
-            case 'u': break;
-            default: return fail(ps, RIG_JSON_ESTRING, p - 1, "invalid escape");
-            }
-            unsigned cp, lo;
-            int rc = read_u_escape(ps, p, &cp);
-            if (rc)
+            if ((rc = scan_escape(&p, end, flags, &saved, &tag, e)))
                 return rc;
-            p += 5;
-            if (cp < 0x80) {
-                saved += 5;
-            } else if (cp < 0x800) {
-                saved += 4;
-            } else if (cp < 0xD800 || cp > 0xDFFF) {
-                saved += 3;
-            } else if (cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
-                       hex4(p + 2, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-                p += 6;
-                saved += 8; /* twelve characters become four bytes */
-            } else {
-                /* A lone surrogate: U+FFFD, or an error when strict. Anything
-                 * after it (a malformed second escape, say) is checked by the
-                 * next turn of the loop. */
-                if (ps->flags & RIG_JSON_STRICT_SURROGATES) {
-                    if (cp <= 0xDBFF && escape_cut_short(p, end))
-                        return fail(ps, RIG_JSON_ETRUNCATED, end, "unterminated string");
-                    return fail(ps, RIG_JSON_ESTRING, p - 6, "lone UTF-16 surrogate escape");
-                }
-                flags |= F_REPLACED;
-                saved += 3;
-            }
             continue;
         }
         if (c < 0x20)
-            return fail(ps, RIG_JSON_ESTRING, p, "raw control character in string (escape it)");
+            return fail(e, RIG_JSON_ESTRING, p, "raw control character in string (escape it)");
         /* Non-ASCII: validate the whole run of multi-byte sequences. */
         do {
-            size_t n = rig__utf8_seq((const unsigned char *)p, (const unsigned char *)end);
-            if (!n)
-                return utf8_cut_short(p, end)
-                           ? fail(ps, RIG_JSON_ETRUNCATED, end, "unterminated string")
-                           : fail(ps, RIG_JSON_EUTF8, p, "invalid UTF-8 in string");
-            p += n;
+            size_t k = rig__utf8_seq((const unsigned char *)p, (const unsigned char *)end);
+            if (!k)
+                return utf8_cut_short(p, end) ? fail(e, RIG_JSON_ETRUNCATED, end, "unterminated string")
+                                              : fail(e, RIG_JSON_EUTF8, p, "invalid UTF-8 in string");
+            p += k;
         } while (p < end && (unsigned char)*p >= 0x80);
     }
-    uint32_t i = new_node(ps, T_STRING | flags, s);
-    if (i == UINT32_MAX)
-        return fail(ps, RIG_JSON_ENOMEM, s, "out of memory");
-    node *n = &ps->d->nodes[i];
+    n->tag = tag;
     n->u.s.a = (uint32_t)(p - s);
     n->u.s.b = (uint32_t)((size_t)(p - s) - saved);
     *pp = p + 1;
-    *out = i;
     return 0;
 }
 
 /* ---- numbers */
 
+/* Numbers that the fast path cannot convert exactly. */
+static int slow_double(const char *s, const char *p, bool neg, double *d, perr *e) {
+    int rc = rig__number_to_double(neg ? s + 1 : s, (size_t)(p - s) - neg, d);
+    if (rc == RIG_JSON_ERANGE)
+        return fail(e, rc, s, "number is too large for a double");
+    if (rc)
+        return fail(e, rc, s, "out of memory");
+    return 0;
+}
+
 /* Scans the number at *pp: validates the grammar, classifies it and converts
- * it. Integers that fit are exact. Doubles with at most 19 significant digits,
- * a mantissa up to 2^53 and a power of ten up to 22 are exact with one IEEE
- * multiply or divide (Clinger's fast path); the rest go through strtod. */
-static int scan_number(parser *ps, const char **pp) {
-    const char *p = *pp, *s = p, *end = ps->end;
+ * it into n. Integers that fit are exact. Doubles with at most 19 significant
+ * digits, a mantissa up to 2^53 and a power of ten up to 22 are exact with one
+ * IEEE multiply or divide (Clinger's fast path); the rest go through strtod. */
+static ALWAYS_INLINE int scan_number(const char **pp, const char *end, unsigned flags, node *n,
+                                     perr *e) {
+    const char *p = *pp, *s = p;
     bool neg = false, is_int = true, dropped = false;
     uint64_t m = 0;
-    int sig = 0;         /* significant digits held in m */
-    int64_t exp10 = 0;   /* value = m * 10^exp10 (when nothing was dropped) */
+    int sig = 0;       /* significant digits held in m */
+    int64_t exp10 = 0; /* value = m * 10^exp10, up to the dropped digits */
 
     if (*p == '-') {
         neg = true;
         if (++p == end)
-            return fail(ps, RIG_JSON_ETRUNCATED, p, "expected a digit after '-'");
+            return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit after '-'");
     }
     if (*p == '0') {
         p++;
         if (p < end && is_digit(*p))
-            return fail(ps, RIG_JSON_ENUMBER, p, "leading zeros are not allowed");
+            return fail(e, RIG_JSON_ENUMBER, p, "leading zeros are not allowed");
     } else if (is_digit(*p)) {
         do {
             if (sig < 19) {
@@ -296,14 +300,14 @@ static int scan_number(parser *ps, const char **pp) {
             p++;
         } while (p < end && is_digit(*p));
     } else {
-        return fail(ps, RIG_JSON_ENUMBER, p, "expected a digit");
+        return fail(e, RIG_JSON_ENUMBER, p, "expected a digit");
     }
     if (p < end && *p == '.') {
         is_int = false;
         if (++p == end)
-            return fail(ps, RIG_JSON_ETRUNCATED, p, "expected a digit after '.'");
+            return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit after '.'");
         if (!is_digit(*p))
-            return fail(ps, RIG_JSON_ENUMBER, p, "expected a digit after '.'");
+            return fail(e, RIG_JSON_ENUMBER, p, "expected a digit after '.'");
         do {
             if (sig < 19) {
                 m = m * 10 + (unsigned)(*p - '0');
@@ -316,7 +320,7 @@ static int scan_number(parser *ps, const char **pp) {
             p++;
         } while (p < end && is_digit(*p));
     }
-    if (p < end && (*p == 'e' || *p == 'E')) {
+    if (p < end && (*p | 0x20) == 'e') {
         is_int = false;
         int esign = 1;
         if (++p < end && (*p == '+' || *p == '-')) {
@@ -324,40 +328,36 @@ static int scan_number(parser *ps, const char **pp) {
             p++;
         }
         if (p == end)
-            return fail(ps, RIG_JSON_ETRUNCATED, p, "expected a digit in the exponent");
+            return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit in the exponent");
         if (!is_digit(*p))
-            return fail(ps, RIG_JSON_ENUMBER, p, "expected a digit in the exponent");
-        int64_t e = 0;
+            return fail(e, RIG_JSON_ENUMBER, p, "expected a digit in the exponent");
+        int64_t x = 0;
         do {
-            if (e < 100000000) /* far past any double; keeps the sum from overflowing */
-                e = e * 10 + (*p - '0');
+            if (x < 100000000) /* far past any double; keeps the sum from overflowing */
+                x = x * 10 + (*p - '0');
             p++;
         } while (p < end && is_digit(*p));
-        exp10 += esign * e;
+        exp10 += esign * x;
     }
     *pp = p;
 
     if (is_int && exp10 == 0) {
         if (!neg && m <= (uint64_t)INT64_MAX) {
-            uint32_t i = new_node(ps, T_INT, s);
-            if (i == UINT32_MAX)
-                return fail(ps, RIG_JSON_ENOMEM, s, "out of memory");
-            ps->d->nodes[i].u.i = (int64_t)m;
+            n->tag = T_INT;
+            n->u.i = (int64_t)m;
             return 0;
         }
         if (neg && m != 0 && m <= (uint64_t)INT64_MAX + 1) {
-            uint32_t i = new_node(ps, T_INT, s);
-            if (i == UINT32_MAX)
-                return fail(ps, RIG_JSON_ENOMEM, s, "out of memory");
-            ps->d->nodes[i].u.i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
+            n->tag = T_INT;
+            n->u.i = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
             return 0;
         }
     }
-    uint32_t tag = T_DOUBLE;
+    n->tag = T_DOUBLE;
     if (is_int && !(neg && m == 0)) { /* "-0" is the double -0.0, not a big integer */
-        if (ps->flags & RIG_JSON_REJECT_BIG_INTEGERS)
-            return fail(ps, RIG_JSON_ERANGE, s, "integer does not fit in 64 bits");
-        tag |= F_BIGINT;
+        if (flags & RIG_JSON_REJECT_BIG_INTEGERS)
+            return fail(e, RIG_JSON_ERANGE, s, "integer does not fit in 64 bits");
+        n->tag |= F_BIGINT;
     }
     double d;
     if (m == 0) {
@@ -365,43 +365,44 @@ static int scan_number(parser *ps, const char **pp) {
     } else if (!dropped && m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
         d = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
     } else {
-        int rc = rig__number_to_double(neg ? s + 1 : s, (size_t)(p - s) - neg, &d);
-        if (rc == RIG_JSON_ERANGE)
-            return fail(ps, rc, s, "number is too large for a double");
+        int rc = slow_double(s, p, neg, &d, e);
         if (rc)
-            return fail(ps, rc, s, "out of memory");
+            return rc;
     }
-    uint32_t i = new_node(ps, tag, s);
-    if (i == UINT32_MAX)
-        return fail(ps, RIG_JSON_ENOMEM, s, "out of memory");
-    ps->d->nodes[i].u.d = neg ? -d : d;
+    n->u.d = neg ? -d : d;
     return 0;
 }
 
 /* ---- duplicate keys */
 
-static inline bool keys_equal(const parser *ps, const node *a, const node *b) {
+typedef struct keyctx {
+    rig_json_doc *d; /* for its hash table and scratch buffer */
+    const char *text;
+    node *nodes;
+} keyctx;
+
+static inline bool keys_equal(const keyctx *k, const node *a, const node *b) {
     return a->u.s.b == b->u.s.b &&
-           rig__raw_equal(ps->start + a->off, a->u.s.a, a->tag & F_ESCAPED, ps->start + b->off,
-                          b->u.s.a, b->tag & F_ESCAPED);
+           rig__raw_equal(k->text + a->off, a->u.s.a, a->tag & F_ESCAPED, k->text + b->off, b->u.s.a,
+                          b->tag & F_ESCAPED);
 }
 
 /* Hash of a key's decoded bytes, so "a\u0062" and "ab" collide as they must. */
-static int key_hash(parser *ps, const node *k, uint32_t *out) {
-    rig_json_doc *d = ps->d;
-    const char *raw = ps->start + k->off;
-    if (!(k->tag & F_ESCAPED)) {
-        *out = (uint32_t)rig__hash_bytes(raw, k->u.s.a);
+static int key_hash(const keyctx *k, const node *key, uint32_t *out) {
+    rig_json_doc *d = k->d;
+    const char *raw = k->text + key->off;
+    if (!(key->tag & F_ESCAPED)) {
+        *out = (uint32_t)rig__hash_bytes(raw, key->u.s.a);
         return 0;
     }
-    if (k->u.s.b > d->scratch_cap) {
-        char *s = realloc(d->scratch, k->u.s.b);
+    if (key->u.s.b > d->scratch_cap) {
+        char *s = realloc(d->scratch, key->u.s.b);
         if (!s)
             return RIG_JSON_ENOMEM;
         d->scratch = s;
-        d->scratch_cap = k->u.s.b;
+        d->scratch_cap = key->u.s.b;
     }
-    size_t n = rig__decode_string(raw, k->u.s.a, d->scratch);
+    size_t n = rig__decode_string(raw, key->u.s.a, d->scratch);
     *out = (uint32_t)rig__hash_bytes(d->scratch, n);
     return 0;
 }
@@ -409,21 +410,26 @@ static int key_hash(parser *ps, const node *k, uint32_t *out) {
 /* Large objects: walk the keys from last to first through an open-addressing
  * table of the keys seen so far; a key already there is shadowed by it. The
  * table holds slots (index into keys + 1), and after it, one hash per key. */
-static int mark_duplicates_hashed(parser *ps, const uint32_t *keys, uint32_t k,
+static int mark_duplicates_hashed(const keyctx *k, const uint32_t *keys, uint32_t count,
                                   uint32_t *shadowed) {
-    rig_json_doc *d = ps->d;
+    rig_json_doc *d = k->d;
     uint32_t size = 64;
-    while (size < k * 2u)
+    while (size < count * 2u)
         size *= 2;
-    uint32_t want = size + k;
-    if (want > d->table_cap && !grow((void **)&d->table, &d->table_cap, sizeof(uint32_t), want))
-        return RIG_JSON_ENOMEM;
+    uint32_t want = size + count;
+    if (want > d->table_cap) {
+        grown g = grow(d->table, d->table_cap, sizeof(uint32_t), want);
+        if (!g.p)
+            return RIG_JSON_ENOMEM;
+        d->table = g.p;
+        d->table_cap = g.cap;
+    }
     uint32_t *table = d->table, *hashes = d->table + size, mask = size - 1;
     memset(table, 0, size * sizeof(uint32_t));
-    for (uint32_t j = k; j-- > 0;) {
-        node *kj = &d->nodes[keys[j]];
+    for (uint32_t j = count; j-- > 0;) {
+        node *kj = &k->nodes[keys[j]];
         uint32_t h;
-        if (key_hash(ps, kj, &h))
+        if (key_hash(k, kj, &h))
             return RIG_JSON_ENOMEM;
         hashes[j] = h;
         uint32_t pos = h & mask;
@@ -433,7 +439,7 @@ static int mark_duplicates_hashed(parser *ps, const uint32_t *keys, uint32_t k,
                 table[pos] = j + 1;
                 break;
             }
-            if (hashes[slot - 1] == h && keys_equal(ps, kj, &d->nodes[keys[slot - 1]])) {
+            if (hashes[slot - 1] == h && keys_equal(k, kj, &k->nodes[keys[slot - 1]])) {
                 kj->tag |= F_SHADOWED;
                 (*shadowed)++;
                 break;
@@ -444,20 +450,19 @@ static int mark_duplicates_hashed(parser *ps, const uint32_t *keys, uint32_t k,
     return 0;
 }
 
-/* Marks each key that a later key repeats; returns the distinct count. */
-static int mark_duplicates(parser *ps, uint32_t base, uint32_t k, uint32_t *distinct) {
-    const uint32_t *keys = ps->d->keys + base;
+/* Marks each key that a later key repeats; sets *distinct. */
+static int mark_duplicates(const keyctx *k, const uint32_t *keys, uint32_t count,
+                           uint32_t *distinct) {
     uint32_t shadowed = 0;
-    if (k > SMALL_OBJECT) {
-        int rc = mark_duplicates_hashed(ps, keys, k, &shadowed);
+    if (count > SMALL_OBJECT) {
+        int rc = mark_duplicates_hashed(k, keys, count, &shadowed);
         if (rc)
             return rc;
     } else {
-        node *nodes = ps->d->nodes;
-        for (uint32_t i = 0; i + 1 < k; i++) {
-            node *a = &nodes[keys[i]];
-            for (uint32_t j = i + 1; j < k; j++) {
-                if (keys_equal(ps, a, &nodes[keys[j]])) {
+        for (uint32_t i = 0; i + 1 < count; i++) {
+            node *a = &k->nodes[keys[i]];
+            for (uint32_t j = i + 1; j < count; j++) {
+                if (keys_equal(k, a, &k->nodes[keys[j]])) {
                     a->tag |= F_SHADOWED;
                     shadowed++;
                     break;
@@ -465,7 +470,7 @@ static int mark_duplicates(parser *ps, uint32_t base, uint32_t k, uint32_t *dist
             }
         }
     }
-    *distinct = k - shadowed;
+    *distinct = count - shadowed;
     return 0;
 }
 
@@ -477,151 +482,224 @@ static bool cut_short(const char *p, const char *end, const char *word, size_t n
     return (size_t)(end - p) < n && memcmp(p, word, (size_t)(end - p)) == 0;
 }
 
-static int literal(parser *ps, const char **pp, const char *word, size_t n, uint32_t type) {
-    const char *p = *pp;
-    if ((size_t)(ps->end - p) >= n && memcmp(p, word, n) == 0) {
-        if (new_node(ps, type, p) == UINT32_MAX)
-            return fail(ps, RIG_JSON_ENOMEM, p, "out of memory");
-        *pp = p + n;
-        return 0;
-    }
-    if (cut_short(p, ps->end, word, n))
-        return fail(ps, RIG_JSON_ETRUNCATED, ps->end, "input ends inside a literal");
-    return fail(ps, RIG_JSON_ESYNTAX, p, "invalid literal (true, false and null are lowercase)");
+static int bad_literal(const char *p, const char *end, const char *word, size_t n, perr *e) {
+    if (cut_short(p, end, word, n))
+        return fail(e, RIG_JSON_ETRUNCATED, end, "input ends inside a literal");
+    return fail(e, RIG_JSON_ESYNTAX, p, "invalid literal (true, false and null are lowercase)");
 }
 
-static int parse(parser *ps) {
-    rig_json_doc *d = ps->d;
-    const char *p = ps->start, *end = ps->end;
+/* The parse loop: a state machine over goto labels (value, after_value, key,
+ * close). The node array, the stack of enclosing containers and the key stack
+ * live in locals while it runs and go back into the document at the end. */
+static int parse(rig_json_doc *d, const char *start, const char *end, unsigned flags,
+                 unsigned max_depth, perr *e) {
+    node *nodes = d->nodes;
+    uint32_t count = 0, cap = d->cap;
+    open_level *stack = d->stack; /* the containers enclosing the current one */
+    uint32_t stack_cap = d->stack_cap;
+    uint32_t *keys = d->keys; /* key node indices of the open objects */
+    uint32_t nkeys = 0, keys_cap = d->keys_cap;
     uint32_t depth = 0;
-    open_level *top = NULL;
-    uint32_t idx;
-    int rc;
+    /* the innermost open container */
+    uint32_t top_idx = 0, top_count = 0, top_keys = 0;
+    bool top_obj = false;
+    const char *p = start;
+    node n;
+    int rc = 0;
+    grown g;
 
-    if ((ps->flags & RIG_JSON_ALLOW_BOM) && end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+#define EMIT()                                                                                     \
+    do {                                                                                           \
+        if (unlikely(count == cap)) {                                                              \
+            g = grow(nodes, cap, sizeof(node), count + 1);                                         \
+            if (!g.p) {                                                                            \
+                rc = fail(e, RIG_JSON_ENOMEM, p, "out of memory");                                 \
+                goto out;                                                                          \
+            }                                                                                      \
+            nodes = g.p;                                                                           \
+            cap = g.cap;                                                                           \
+        }                                                                                          \
+        nodes[count++] = n;                                                                        \
+    } while (0)
+#define FAIL(code, at, reason)                                                                     \
+    do {                                                                                           \
+        rc = fail(e, code, at, reason);                                                            \
+        goto out;                                                                                  \
+    } while (0)
+
+    if ((flags & RIG_JSON_ALLOW_BOM) && end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
         p += 3;
 
 value:
     p = skip_ws(p, end);
     if (p == end)
-        return fail(ps, RIG_JSON_ETRUNCATED, p, depth ? "expected a value" : "no value");
+        FAIL(RIG_JSON_ETRUNCATED, p, depth ? "expected a value" : "no value");
     switch (*p) {
     case '"':
-        if ((rc = scan_string(ps, &p, &idx)))
-            return rc;
+        n.off = (uint32_t)(p + 1 - start);
+        if ((rc = scan_string(&p, end, flags, &n, e)))
+            goto out;
+        EMIT();
         goto after_value;
     case '{':
-    case '[': {
-        if (depth >= ps->max_depth)
-            return fail(ps, RIG_JSON_EDEPTH, p, "nesting is deeper than the depth limit");
-        bool obj = *p == '{';
-        idx = new_node(ps, obj ? T_OBJECT : T_ARRAY, p);
-        if (idx == UINT32_MAX)
-            return fail(ps, RIG_JSON_ENOMEM, p, "out of memory");
-        if (depth == d->stack_cap &&
-            !grow((void **)&d->stack, &d->stack_cap, sizeof(open_level), depth + 1))
-            return fail(ps, RIG_JSON_ENOMEM, p, "out of memory");
-        top = &d->stack[depth++];
-        top->node = idx;
-        top->count = 0;
-        top->key_base = d->keys_len;
+    case '[':
+        if (depth >= max_depth)
+            FAIL(RIG_JSON_EDEPTH, p, "nesting is deeper than the depth limit");
+        if (depth) { /* the current container becomes an enclosing one */
+            if (depth - 1 == stack_cap) {
+                g = grow(stack, stack_cap, sizeof(open_level), depth);
+                if (!g.p)
+                    FAIL(RIG_JSON_ENOMEM, p, "out of memory");
+                stack = g.p;
+                stack_cap = g.cap;
+            }
+            stack[depth - 1] = (open_level){top_idx, top_count, top_keys};
+        }
+        top_obj = *p == '{';
+        top_idx = count;
+        top_count = 0;
+        top_keys = nkeys;
+        n.tag = top_obj ? T_OBJECT : T_ARRAY;
+        n.off = (uint32_t)(p - start);
+        EMIT();
+        depth++;
         p = skip_ws(p + 1, end);
-        if (p < end && *p == (obj ? '}' : ']'))
+        if (p < end && *p == (top_obj ? '}' : ']'))
             goto close;
-        if (obj)
+        if (top_obj)
             goto key;
         goto value;
-    }
     case 't':
-        if ((rc = literal(ps, &p, "true", 4, T_TRUE)))
-            return rc;
+        if (end - p < 4 || memcmp(p, "true", 4) != 0) {
+            rc = bad_literal(p, end, "true", 4, e);
+            goto out;
+        }
+        n.tag = T_TRUE;
+        n.off = (uint32_t)(p - start);
+        EMIT();
+        p += 4;
         goto after_value;
     case 'f':
-        if ((rc = literal(ps, &p, "false", 5, T_FALSE)))
-            return rc;
+        if (end - p < 5 || memcmp(p, "false", 5) != 0) {
+            rc = bad_literal(p, end, "false", 5, e);
+            goto out;
+        }
+        n.tag = T_FALSE;
+        n.off = (uint32_t)(p - start);
+        EMIT();
+        p += 5;
         goto after_value;
     case 'n':
-        if ((rc = literal(ps, &p, "null", 4, T_NULL)))
-            return rc;
+        if (end - p < 4 || memcmp(p, "null", 4) != 0) {
+            rc = bad_literal(p, end, "null", 4, e);
+            goto out;
+        }
+        n.tag = T_NULL;
+        n.off = (uint32_t)(p - start);
+        EMIT();
+        p += 4;
         goto after_value;
     case '-':
     case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9':
-        if ((rc = scan_number(ps, &p)))
-            return rc;
+        n.off = (uint32_t)(p - start);
+        if ((rc = scan_number(&p, end, flags, &n, e)))
+            goto out;
+        EMIT();
         goto after_value;
     case ']':
     case '}':
-        return fail(ps, RIG_JSON_ESYNTAX, p,
-                    depth ? "expected a value (a trailing comma?)" : "expected a value");
+        FAIL(RIG_JSON_ESYNTAX, p, depth ? "expected a value (a trailing comma?)" : "expected a value");
     default:
-        return fail(ps, RIG_JSON_ESYNTAX, p, "expected a value");
+        FAIL(RIG_JSON_ESYNTAX, p, "expected a value");
     }
 
 after_value:
     if (depth == 0)
         goto done;
-    top = &d->stack[depth - 1];
-    top->count++;
+    top_count++;
     p = skip_ws(p, end);
-    {
-        bool obj = node_type(&d->nodes[top->node]) == T_OBJECT;
-        if (p == end)
-            return fail(ps, RIG_JSON_ETRUNCATED, p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-        if (*p == ',') {
-            p++;
-            if (obj)
-                goto key;
-            goto value;
-        }
-        if (*p == (obj ? '}' : ']'))
-            goto close;
-        return fail(ps, RIG_JSON_ESYNTAX, p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    if (p == end)
+        FAIL(RIG_JSON_ETRUNCATED, p, top_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    if (*p == ',') {
+        p++;
+        if (top_obj)
+            goto key;
+        goto value;
     }
+    if (*p == (top_obj ? '}' : ']'))
+        goto close;
+    FAIL(RIG_JSON_ESYNTAX, p, top_obj ? "expected ',' or '}'" : "expected ',' or ']'");
 
 key:
     p = skip_ws(p, end);
     if (p == end)
-        return fail(ps, RIG_JSON_ETRUNCATED, p, "expected a string key");
+        FAIL(RIG_JSON_ETRUNCATED, p, "expected a string key");
     if (*p != '"')
-        return fail(ps, RIG_JSON_ESYNTAX, p,
-                    *p == '}' ? "expected a string key (a trailing comma?)" : "expected a string key");
-    if ((rc = scan_string(ps, &p, &idx)))
-        return rc;
-    if (d->keys_len == d->keys_cap &&
-        !grow((void **)&d->keys, &d->keys_cap, sizeof(uint32_t), d->keys_len + 1))
-        return fail(ps, RIG_JSON_ENOMEM, p, "out of memory");
-    d->keys[d->keys_len++] = idx;
+        FAIL(RIG_JSON_ESYNTAX, p,
+             *p == '}' ? "expected a string key (a trailing comma?)" : "expected a string key");
+    n.off = (uint32_t)(p + 1 - start);
+    if ((rc = scan_string(&p, end, flags, &n, e)))
+        goto out;
+    if (unlikely(nkeys == keys_cap)) {
+        g = grow(keys, keys_cap, sizeof(uint32_t), nkeys + 1);
+        if (!g.p)
+            FAIL(RIG_JSON_ENOMEM, p, "out of memory");
+        keys = g.p;
+        keys_cap = g.cap;
+    }
+    keys[nkeys++] = count;
+    EMIT();
     p = skip_ws(p, end);
     if (p == end)
-        return fail(ps, RIG_JSON_ETRUNCATED, p, "expected ':' after the key");
+        FAIL(RIG_JSON_ETRUNCATED, p, "expected ':' after the key");
     if (*p != ':')
-        return fail(ps, RIG_JSON_ESYNTAX, p, "expected ':' after the key");
+        FAIL(RIG_JSON_ESYNTAX, p, "expected ':' after the key");
     p++;
     goto value;
 
 close: {
-    /* p is at the closing bracket of the container on top of the stack. */
-    node *n = &d->nodes[top->node];
-    uint32_t count = top->count;
-    if (node_type(n) == T_OBJECT) {
-        if (count > 1 && (rc = mark_duplicates(ps, top->key_base, count, &count)))
-            return fail(ps, rc, p, "out of memory");
-        d->keys_len = top->key_base;
+    /* p is at the closing bracket of the innermost container. */
+    uint32_t children = top_count;
+    if (top_obj) {
+        if (children > 1) {
+            keyctx k = {d, start, nodes};
+            if ((rc = mark_duplicates(&k, keys + top_keys, children, &children)))
+                FAIL(rc, p, "out of memory");
+        }
+        nkeys = top_keys;
     }
-    n->u.s.a = (uint32_t)(p + 1 - ps->start);
-    n->u.s.b = d->count;
-    n->tag |= (count < COUNT_MAX ? count : COUNT_MAX) << COUNT_SHIFT;
-    depth--;
+    node *c = &nodes[top_idx];
+    c->u.s.a = (uint32_t)(p + 1 - start);
+    c->u.s.b = count;
+    c->tag |= (children < COUNT_MAX ? children : COUNT_MAX) << COUNT_SHIFT;
     p++;
+    if (--depth) {
+        open_level *l = &stack[depth - 1];
+        top_idx = l->node;
+        top_count = l->count;
+        top_keys = l->key_base;
+        top_obj = node_type(&nodes[top_idx]) == T_OBJECT;
+    }
     goto after_value;
 }
 
 done:
     p = skip_ws(p, end);
     if (p != end)
-        return fail(ps, RIG_JSON_ESYNTAX, p, "unexpected text after the value");
-    return 0;
+        FAIL(RIG_JSON_ESYNTAX, p, "unexpected text after the value");
+
+out:
+    d->nodes = nodes;
+    d->cap = cap;
+    d->count = rc ? 0 : count;
+    d->stack = stack;
+    d->stack_cap = stack_cap;
+    d->keys = keys;
+    d->keys_cap = keys_cap;
+    return rc;
+#undef EMIT
+#undef FAIL
 }
 
 /* ---- documents */
@@ -660,7 +738,6 @@ int rig_json_doc_parse(rig_json_doc *d, const char *text, size_t len, const rig_
         max_size = RIG_JSON_MAX_SIZE_LIMIT;
 
     d->count = 0;
-    d->keys_len = 0;
     d->text = NULL;
     d->len = 0;
     if (!text && len)
@@ -684,18 +761,17 @@ int rig_json_doc_parse(rig_json_doc *d, const char *text, size_t len, const rig_
     if (d->cap == 0) {
         /* A first guess that avoids most regrowth on big inputs: one node per
          * eight bytes. Small messages start at 16 nodes. */
-        uint32_t guess = len / 8 > 16 ? (uint32_t)(len / 8) : 16;
-        if (!grow((void **)&d->nodes, &d->cap, sizeof(node), guess))
+        grown g = grow(NULL, 0, sizeof(node), len / 8 > 16 ? (uint32_t)(len / 8) : 16);
+        if (!g.p)
             return report(err, RIG_JSON_ENOMEM, NULL, 0, 0, "out of memory");
+        d->nodes = g.p;
+        d->cap = g.cap;
     }
 
-    parser ps = {d, text, text + len, flags, max_depth, NULL, NULL};
-    int rc = parse(&ps);
-    if (rc) {
-        d->count = 0;
-        d->keys_len = 0;
-        return report(err, rc, text, len, (size_t)(ps.at - text), ps.reason);
-    }
+    perr e = {NULL, NULL};
+    int rc = parse(d, text, text + len, flags, max_depth, &e);
+    if (rc)
+        return report(err, rc, text, len, (size_t)(e.at - text), e.reason);
     d->text = text;
     d->len = len;
     if (err) {
