@@ -61,6 +61,8 @@ typedef struct open_level {
     uint32_t node;     /* index of the container's node */
     uint32_t count;    /* children so far (members for objects) */
     uint32_t key_base; /* objects: first of its entries in the key stack */
+    bool maybe_dup;    /* objects: two keys might be equal (see parse.c) */
+    uint64_t seen;     /* objects: a one-word filter of the keys so far */
 } open_level;
 
 struct rig_json_doc {

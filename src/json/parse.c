@@ -14,10 +14,12 @@
  *
  * Duplicate keys are resolved here, once, when an object closes: every key
  * that a later key repeats is marked shadowed, so lookups, iteration and
- * length see the last one only. Objects of up to SMALL_OBJECT members compare
- * keys pairwise (lengths first, so it costs a few integer compares); larger
- * ones use a hash table keyed with SipHash, so a crafted object cannot make
- * this quadratic. */
+ * length see the last one only. Most objects have no duplicates, and a
+ * one-word filter proves it for free: each key sets a bit chosen by its length
+ * and first byte, and only an object where a bit was already set (or a key
+ * has escapes) is checked key by key. That check compares pairwise up to
+ * SMALL_OBJECT members and uses a hash table keyed with SipHash past that,
+ * so a crafted object cannot make it quadratic. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -502,7 +504,8 @@ static int parse(rig_json_doc *d, const char *start, const char *end, unsigned f
     uint32_t depth = 0;
     /* the innermost open container */
     uint32_t top_idx = 0, top_count = 0, top_keys = 0;
-    bool top_obj = false;
+    bool top_obj = false, top_maybe_dup = false;
+    uint64_t top_seen = 0;
     const char *p = start;
     node n;
     int rc = 0;
@@ -553,12 +556,14 @@ value:
                 stack = g.p;
                 stack_cap = g.cap;
             }
-            stack[depth - 1] = (open_level){top_idx, top_count, top_keys};
+            stack[depth - 1] = (open_level){top_idx, top_count, top_keys, top_maybe_dup, top_seen};
         }
         top_obj = *p == '{';
         top_idx = count;
         top_count = 0;
         top_keys = nkeys;
+        top_maybe_dup = false;
+        top_seen = 0;
         n.tag = top_obj ? T_OBJECT : T_ARRAY;
         n.off = (uint32_t)(p - start);
         EMIT();
@@ -649,6 +654,13 @@ key:
         keys_cap = g.cap;
     }
     keys[nkeys++] = count;
+    {
+        /* equal keys have equal lengths and first bytes, so they hit the same
+         * bit; escaped keys may be spelled differently, so they always count */
+        uint64_t bit = 1ull << ((n.u.s.a * 7u + (n.u.s.a ? (unsigned char)start[n.off] : 0u)) & 63);
+        top_maybe_dup |= (top_seen & bit) != 0 || (n.tag & F_ESCAPED);
+        top_seen |= bit;
+    }
     EMIT();
     p = skip_ws(p, end);
     if (p == end)
@@ -662,7 +674,7 @@ close: {
     /* p is at the closing bracket of the innermost container. */
     uint32_t children = top_count;
     if (top_obj) {
-        if (children > 1) {
+        if (top_maybe_dup && children > 1) {
             keyctx k = {d, start, nodes};
             if ((rc = mark_duplicates(&k, keys + top_keys, children, &children)))
                 FAIL(rc, p, "out of memory");
@@ -679,6 +691,8 @@ close: {
         top_idx = l->node;
         top_count = l->count;
         top_keys = l->key_base;
+        top_maybe_dup = l->maybe_dup;
+        top_seen = l->seen;
         top_obj = node_type(&nodes[top_idx]) == T_OBJECT;
     }
     goto after_value;

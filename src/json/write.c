@@ -57,11 +57,16 @@ static int set_error(rig_json_writer *w, int code) {
     return w->err;
 }
 
-/* Room for n more bytes plus the final NUL. */
-static bool reserve_slow(rig_json_writer *w, size_t n) {
+/* Room for n more bytes plus the final NUL: where they go, or NULL after an
+ * error. Emitters write through the returned pointer and then store the new
+ * length once; writing through w->buf byte by byte would make the compiler
+ * reload every field of w after each store (a char store may alias them). */
+static char *room_slow(rig_json_writer *w, size_t n) {
+    if (w->err)
+        return NULL;
     if (n > SIZE_MAX / 2 - w->len) {
         set_error(w, RIG_JSON_ENOMEM);
-        return false;
+        return NULL;
     }
     size_t need = w->len + n + 1, cap = w->cap ? w->cap : 256;
     while (cap < need)
@@ -69,58 +74,66 @@ static bool reserve_slow(rig_json_writer *w, size_t n) {
     char *b = realloc(w->buf, cap);
     if (!b) {
         set_error(w, RIG_JSON_ENOMEM);
-        return false;
+        return NULL;
     }
     w->buf = b;
     w->cap = cap;
-    return true;
+    return b + w->len;
 }
 
-static inline bool reserve(rig_json_writer *w, size_t n) {
-    return likely(w->cap - w->len > n) || reserve_slow(w, n);
+static inline char *room(rig_json_writer *w, size_t n) {
+    if (likely(w->cap - w->len > n))
+        return w->buf + w->len;
+    return room_slow(w, n);
 }
 
-static void newline_indent(rig_json_writer *w, uint32_t depth) {
-    if (!reserve(w, 1 + 2 * (size_t)depth))
-        return;
-    w->buf[w->len++] = '\n';
-    memset(w->buf + w->len, ' ', 2 * (size_t)depth);
-    w->len += 2 * (size_t)depth;
-}
+static inline void advance(rig_json_writer *w, const char *o) { w->len = (size_t)(o - w->buf); }
 
 static inline bool in_object(const rig_json_writer *w) {
     return w->depth && w->stack[w->depth - 1] == 'o';
 }
 
-/* Positions the output for a value: comma, indentation, checks. */
-static bool before_value(rig_json_writer *w) {
+static char *indent(char *o, uint32_t depth) {
+    *o++ = '\n';
+    memset(o, ' ', 2 * (size_t)depth);
+    return o + 2 * (size_t)depth;
+}
+
+/* Room for a value of n bytes at the current position, with the comma and
+ * indentation it needs already written; NULL on misuse or error. */
+static char *value_slot(rig_json_writer *w, size_t n) {
     if (w->err)
-        return false;
+        return NULL;
+    bool pretty = w->flags & RIG_JSON_WRITE_PRETTY;
+    char *o;
     switch (w->state) {
     case S_START:
     case S_KEY:
-        return true;
+        return room(w, n);
     case S_FIRST:
     case S_NEXT:
         if (in_object(w)) {
             set_error(w, RIG_JSON_EUSAGE); /* a key must come first */
-            return false;
+            return NULL;
         }
-        if (w->state == S_NEXT) {
-            if (!reserve(w, 1))
-                return false;
-            w->buf[w->len++] = ',';
-        }
-        if (w->flags & RIG_JSON_WRITE_PRETTY)
-            newline_indent(w, w->depth);
-        return !w->err;
+        o = room(w, n + 1 + (pretty ? 1 + 2 * (size_t)w->depth : 0));
+        if (!o)
+            return NULL;
+        if (w->state == S_NEXT)
+            *o++ = ',';
+        if (pretty)
+            o = indent(o, w->depth);
+        return o;
     default:
         set_error(w, RIG_JSON_EUSAGE); /* a second top-level value */
-        return false;
+        return NULL;
     }
 }
 
-static inline void after_value(rig_json_writer *w) { w->state = w->depth ? S_NEXT : S_DONE; }
+static inline void value_done(rig_json_writer *w, const char *o) {
+    advance(w, o);
+    w->state = w->depth ? S_NEXT : S_DONE;
+}
 
 /* ---- strings */
 
@@ -143,11 +156,11 @@ static const unsigned char plain[256] = {
 static inline size_t plain_run(const char *p, const char *end) {
     const char *q = p;
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x20);
     while (end - q >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)q);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                   _mm_cmplt_epi8(v, ctl));
+        __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+            _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
         unsigned mask = (unsigned)_mm_movemask_epi8(hit);
         if (mask)
             return (size_t)(q - p) + (unsigned)__builtin_ctz(mask);
@@ -159,65 +172,90 @@ static inline size_t plain_run(const char *p, const char *end) {
     return (size_t)(q - p);
 }
 
-static void put_string(rig_json_writer *w, const char *s, size_t n) {
+/* The string's body at o, which has room for n + 1 bytes; returns the new
+ * end of output, or NULL when growing for escapes failed. Runs that need
+ * nothing are copied whole; each escape grows the room as needed. */
+static char *put_body(rig_json_writer *w, char *o, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     const char *p = s, *end = s + n;
-    if (!reserve(w, n + 2))
-        return;
-    w->buf[w->len++] = '"';
-    while (p < end) {
+    for (;;) {
         size_t run = plain_run(p, end);
-        /* the invariant: room for the rest of the input plus a worst-case escape */
-        if (!reserve(w, (size_t)(end - p) + 8))
-            return;
-        memcpy(w->buf + w->len, p, run);
-        w->len += run;
+        memcpy(o, p, run);
+        o += run;
         p += run;
         if (p == end)
-            break;
+            return o;
+        /* room for the rest of the input, a worst-case escape and the quote */
+        size_t rest = (size_t)(end - p);
+        advance(w, o);
+        if (!(o = room(w, rest + 8)))
+            return NULL;
         unsigned char c = (unsigned char)*p;
-        char *o = w->buf + w->len;
         if (c == '"' || c == '\\') {
             o[0] = '\\';
             o[1] = (char)c;
-            w->len += 2;
+            o += 2;
             p++;
         } else if (c < 0x20) {
             char e = escape_char[c];
             o[0] = '\\';
             o[1] = e;
             if (e == 'u') {
-                o[2] = '0';
-                o[3] = '0';
+                memcpy(o + 2, "00", 2);
                 o[4] = hex[c >> 4];
                 o[5] = hex[c & 15];
-                w->len += 6;
+                o += 6;
             } else {
-                w->len += 2;
+                o += 2;
             }
             p++;
         } else {
             size_t k = rig__utf8_seq((const unsigned char *)p, (const unsigned char *)end);
             if (k) {
                 memcpy(o, p, k);
-                w->len += k;
+                o += k;
                 p += k;
             } else {
                 memcpy(o, "\xEF\xBF\xBD", 3);
-                w->len += 3;
+                o += 3;
                 w->replaced++;
                 p++;
             }
         }
     }
-    if (reserve(w, 1))
-        w->buf[w->len++] = '"';
+}
+
+/* A quoted string at o (room for n + 2); returns the new end or NULL. */
+static inline char *put_string(rig_json_writer *w, char *o, const char *s, size_t n) {
+    *o++ = '"';
+    /* short strings, the usual keys and values: check and copy in one loop */
+    if (n < 16) {
+        size_t i = 0;
+        for (; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (!plain[c])
+                break;
+            o[i] = (char)c;
+        }
+        if (i == n) {
+            o[n] = '"';
+            return o + n + 1;
+        }
+        o += i;
+        s += i;
+        n -= i;
+    }
+    o = put_body(w, o, s, n);
+    if (o)
+        *o++ = '"';
+    return o;
 }
 
 /* ---- the public calls */
 
 static int open_container(rig_json_writer *w, char kind) {
-    if (!before_value(w))
+    char *o = value_slot(w, 1);
+    if (!o)
         return w->err;
     if (w->depth == w->stack_cap) {
         if (w->stack_cap > UINT32_MAX / 2)
@@ -231,9 +269,8 @@ static int open_container(rig_json_writer *w, char kind) {
         w->stack = st;
         w->stack_cap = cap;
     }
-    if (!reserve(w, 1))
-        return w->err;
-    w->buf[w->len++] = kind == 'o' ? '{' : '[';
+    *o++ = kind == 'o' ? '{' : '[';
+    advance(w, o);
     w->stack[w->depth++] = (uint8_t)kind;
     w->state = S_FIRST;
     return 0;
@@ -244,13 +281,15 @@ static int close_container(rig_json_writer *w, char kind) {
         return w->err;
     if (!w->depth || w->stack[w->depth - 1] != kind || w->state == S_KEY)
         return set_error(w, RIG_JSON_EUSAGE);
+    bool pretty = (w->flags & RIG_JSON_WRITE_PRETTY) && w->state == S_NEXT;
     w->depth--;
-    if (w->state == S_NEXT && (w->flags & RIG_JSON_WRITE_PRETTY))
-        newline_indent(w, w->depth);
-    if (!reserve(w, 1))
+    char *o = room(w, 1 + (pretty ? 1 + 2 * (size_t)w->depth : 0));
+    if (!o)
         return w->err;
-    w->buf[w->len++] = kind == 'o' ? '}' : ']';
-    after_value(w);
+    if (pretty)
+        o = indent(o, w->depth);
+    *o++ = kind == 'o' ? '}' : ']';
+    value_done(w, o);
     return 0;
 }
 
@@ -259,41 +298,49 @@ int rig_json_write_object_end(rig_json_writer *w) { return close_container(w, 'o
 int rig_json_write_array_begin(rig_json_writer *w) { return open_container(w, 'a'); }
 int rig_json_write_array_end(rig_json_writer *w) { return close_container(w, 'a'); }
 
-/* The comma and indentation before a key; false on misuse or error. */
-static bool begin_key(rig_json_writer *w) {
+/* Room for a key of n bytes with its comma and indentation written; NULL on
+ * misuse or error. The caller adds the quoted key and calls key_done. */
+static char *key_slot(rig_json_writer *w, size_t n) {
     if (w->err)
-        return false;
+        return NULL;
     if (!in_object(w) || (w->state != S_FIRST && w->state != S_NEXT)) {
         set_error(w, RIG_JSON_EUSAGE);
-        return false;
+        return NULL;
     }
-    if (w->state == S_NEXT) {
-        if (!reserve(w, 1))
-            return false;
-        w->buf[w->len++] = ',';
-    }
-    if (w->flags & RIG_JSON_WRITE_PRETTY)
-        newline_indent(w, w->depth);
-    return !w->err;
+    bool pretty = w->flags & RIG_JSON_WRITE_PRETTY;
+    /* comma, indentation, quotes, colon and a space */
+    char *o = room(w, n + 5 + (pretty ? 1 + 2 * (size_t)w->depth : 0));
+    if (!o)
+        return NULL;
+    if (w->state == S_NEXT)
+        *o++ = ',';
+    if (pretty)
+        o = indent(o, w->depth);
+    return o;
 }
 
-static void end_key(rig_json_writer *w) {
-    if (!reserve(w, 2))
-        return;
-    w->buf[w->len++] = ':';
+static int key_done(rig_json_writer *w, char *o) {
+    if (!o)
+        return w->err;
+    /* put_string may have grown the buffer; the colon needs two more bytes */
+    advance(w, o);
+    if (!(o = room(w, 2)))
+        return w->err;
+    *o++ = ':';
     if (w->flags & RIG_JSON_WRITE_PRETTY)
-        w->buf[w->len++] = ' ';
+        *o++ = ' ';
+    advance(w, o);
     w->state = S_KEY;
+    return 0;
 }
 
 int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len) {
     if (!key && len)
         return set_error(w, RIG_JSON_EINVAL);
-    if (begin_key(w)) {
-        put_string(w, key, len);
-        end_key(w);
-    }
-    return w->err;
+    char *o = key_slot(w, len);
+    if (!o)
+        return w->err;
+    return key_done(w, put_string(w, o, key, len));
 }
 
 int rig_json_write_key(rig_json_writer *w, const char *key) {
@@ -305,11 +352,11 @@ int rig_json_write_key(rig_json_writer *w, const char *key) {
 int rig_json_write_stringn(rig_json_writer *w, const char *s, size_t len) {
     if (!s && len)
         return set_error(w, RIG_JSON_EINVAL);
-    if (!before_value(w))
+    char *o = value_slot(w, len + 2);
+    if (!o || !(o = put_string(w, o, s, len)))
         return w->err;
-    put_string(w, s, len);
-    after_value(w);
-    return w->err;
+    value_done(w, o);
+    return 0;
 }
 
 int rig_json_write_string(rig_json_writer *w, const char *s) {
@@ -319,11 +366,11 @@ int rig_json_write_string(rig_json_writer *w, const char *s) {
 }
 
 static int put_token(rig_json_writer *w, const char *text, size_t n) {
-    if (!before_value(w) || !reserve(w, n))
+    char *o = value_slot(w, n);
+    if (!o)
         return w->err;
-    memcpy(w->buf + w->len, text, n);
-    w->len += n;
-    after_value(w);
+    memcpy(o, text, n);
+    value_done(w, o + n);
     return 0;
 }
 
@@ -384,31 +431,35 @@ int rig_json_write_raw(rig_json_writer *w, const char *json, size_t len) {
 
 /* ---- a parsed value */
 
-/* Writes string node n: unescaped text is valid JSON as it stands and is
- * copied; escaped text is decoded and re-encoded, which also turns lone
- * surrogates into real U+FFFD characters. */
-static void put_node_string(rig_json_writer *w, const rig_json_doc *d, const node *n) {
+/* Bytes a string node's quoted text needs before any escaping grows it. */
+static size_t node_string_room(const node *n) {
+    return (size_t)((n->tag & F_ESCAPED) ? n->u.s.b : n->u.s.a) + 2;
+}
+
+/* Writes string node n at o (room from node_string_room): unescaped text is
+ * valid JSON as it stands and is copied; escaped text is decoded and encoded
+ * again, which also turns lone surrogates into real U+FFFD characters.
+ * Returns the new end of output, or NULL on error. */
+static char *put_node_string(rig_json_writer *w, char *o, const rig_json_doc *d, const node *n) {
     const char *raw = d->text + n->off;
     if (!(n->tag & F_ESCAPED)) {
-        if (!reserve(w, (size_t)n->u.s.a + 2))
-            return;
-        char *o = w->buf + w->len;
-        o[0] = '"';
-        memcpy(o + 1, raw, n->u.s.a);
-        o[n->u.s.a + 1] = '"';
-        w->len += (size_t)n->u.s.a + 2;
-        return;
+        *o++ = '"';
+        memcpy(o, raw, n->u.s.a);
+        o += n->u.s.a;
+        *o++ = '"';
+        return o;
     }
     char small[256];
     char *buf = n->u.s.b <= sizeof small ? small : malloc(n->u.s.b);
     if (!buf) {
         set_error(w, RIG_JSON_ENOMEM);
-        return;
+        return NULL;
     }
     size_t len = rig__decode_string(raw, n->u.s.a, buf);
-    put_string(w, buf, len);
+    o = put_string(w, o, buf, len);
     if (buf != small)
         free(buf);
+    return o;
 }
 
 typedef struct level {
@@ -447,10 +498,10 @@ int rig_json_write_value(rig_json_writer *w, rig_json_val v) {
                 i = node_skip(d, i + 1); /* an earlier duplicate: skip key and value */
                 continue;
             }
-            if (!begin_key(w))
+            char *o = key_slot(w, node_string_room(n));
+            if (!o)
                 break;
-            put_node_string(w, d, n);
-            end_key(w);
+            key_done(w, put_node_string(w, o, d, n));
             top->expect_key = false;
             i++;
             continue;
@@ -475,10 +526,9 @@ int rig_json_write_value(rig_json_writer *w, rig_json_val v) {
             continue;
         }
         if (t == T_STRING) {
-            if (before_value(w)) {
-                put_node_string(w, d, n);
-                after_value(w);
-            }
+            char *o = value_slot(w, node_string_room(n));
+            if (o && (o = put_node_string(w, o, d, n)))
+                value_done(w, o);
         } else {
             size_t len;
             const char *raw = rig_json_raw((rig_json_val){d, i}, &len);
@@ -498,7 +548,7 @@ int rig_json_write_value(rig_json_writer *w, rig_json_val v) {
 const char *rig_json_writer_finish(rig_json_writer *w, size_t *len) {
     if (w->err || w->state != S_DONE)
         return NULL;
-    w->buf[w->len] = '\0'; /* reserve always leaves room for it */
+    w->buf[w->len] = '\0'; /* room() always leaves space for it */
     if (len)
         *len = w->len;
     return w->buf;
