@@ -70,7 +70,10 @@ enum rig_json_status {
 RIG_API const char *rig_json_strerror(int code);
 
 /* Where and why a parse failed. line and column are 1-based; column counts
- * characters (UTF-8 code points), not bytes. reason is a static string. */
+ * characters (UTF-8 code points), not bytes; both are 0 for errors that have
+ * no position (size limit, memory, a bad argument). Input cut short reports
+ * RIG_JSON_ETRUNCATED at its end, wherever the cut falls. reason is a static
+ * string. */
 typedef struct rig_json_error {
     int code;
     size_t offset;
@@ -280,8 +283,9 @@ RIG_API void rig_json_writer_free(rig_json_writer *w);
 /* The sticky error, 0 if none. */
 RIG_API int rig_json_writer_error(const rig_json_writer *w);
 /* The output, NUL-terminated, once exactly one complete value was written;
- * otherwise NULL (RIG_JSON_EUSAGE if the value is incomplete). The text stays
- * owned by the writer. len may be NULL. */
+ * NULL after an error (see rig_json_writer_error) or while the value is still
+ * incomplete, in which case writing may go on. The text stays owned by the
+ * writer. len may be NULL. */
 RIG_API const char *rig_json_writer_finish(rig_json_writer *w, size_t *len);
 /* Like finish, but hands the malloc'd buffer to the caller (free() it) and
  * resets the writer. */
