@@ -9,6 +9,7 @@
  * formatter would be several times faster; doubles are rare on rig's hot paths
  * (ids, names, text), so exactness won over speed here. */
 #define _GNU_SOURCE
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -123,20 +124,35 @@ static void digits_step(char *digits, int *k, int dir) {
  * its trailing zeros dropped. Failing that, if any 16-digit string reads back,
  * one of v's two 16-digit neighbours does (the round-trip interval contains v
  * and is convex); we try the nearest, then the other (the interval is lopsided
- * at powers of two). Seventeen digits always read back. */
+ * at powers of two). Seventeen digits always read back. All of this assumes a
+ * normal double's 53 bits of precision. */
+/* Does some prec-digit string read back as v? Tries the nearest, then the
+ * other neighbour of v at that precision. */
+static bool try_precision(double v, int prec, char *digits, int *k) {
+    if (try_digits(v, prec, digits, k))
+        return true;
+    double near = digits_value(digits, *k);
+    char alt[24];
+    int ak = *k;
+    memcpy(alt, digits, (size_t)prec + 1);
+    digits_step(alt, &ak, near < v ? 1 : -1);
+    if (digits_value(alt, ak) != v)
+        return false;
+    memcpy(digits, alt, (size_t)prec + 1);
+    *k = ak;
+    return true;
+}
+
 static int shortest_digits(double v, char *digits, int *k) {
-    if (!try_digits(v, 15, digits, k) && !try_digits(v, 16, digits, k)) {
-        double near = digits_value(digits, *k);
-        char alt[24];
-        int ak = *k;
-        memcpy(alt, digits, 17);
-        digits_step(alt, &ak, near < v ? 1 : -1);
-        if (digits_value(alt, ak) == v) {
-            memcpy(digits, alt, 17);
-            *k = ak;
-        } else {
+    if (v < DBL_MIN) {
+        /* Subnormals carry fewer than 53 bits, so the argument above does
+         * not hold: search upward from one digit. They are rare. */
+        for (int prec = 1; prec < 17 && !try_precision(v, prec, digits, k); prec++)
+            ;
+        if (digits_value(digits, *k) != v)
             try_digits(v, 17, digits, k);
-        }
+    } else if (!try_digits(v, 15, digits, k) && !try_precision(v, 16, digits, k)) {
+        try_digits(v, 17, digits, k);
     }
     int n = (int)strlen(digits);
     while (n > 1 && digits[n - 1] == '0')
