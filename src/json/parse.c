@@ -67,12 +67,17 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 
 static ALWAYS_INLINE bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
 
-static ALWAYS_INLINE const char *skip_ws(const char *p, const char *end) {
-    /* every whitespace byte is <= ' ', so one compare clears compact JSON */
-    while (p < end && (unsigned char)*p <= ' ' &&
-           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+static const char *skip_ws_slow(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
     return p;
+}
+
+static ALWAYS_INLINE const char *skip_ws(const char *p, const char *end) {
+    /* every whitespace byte is <= ' ', so one compare clears compact JSON */
+    if (likely(p < end && (unsigned char)*p > ' '))
+        return p;
+    return skip_ws_slow(p, end);
 }
 
 /* ---- growth of the document's arrays
@@ -333,9 +338,12 @@ static ALWAYS_INLINE int scan_number(const char **pp, const char *end, unsigned 
             return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit in the exponent");
         if (!is_digit(*p))
             return fail(e, RIG_JSON_ENUMBER, p, "expected a digit in the exponent");
+        /* Saturate far past anything a double or the input length (at most
+         * 2^32 fraction digits) could offset, so a huge exponent can never
+         * land back in the fast path's range; strtod then reads it exactly. */
         int64_t x = 0;
         do {
-            if (x < 100000000) /* far past any double; keeps the sum from overflowing */
+            if (x < 1000000000000)
                 x = x * 10 + (*p - '0');
             p++;
         } while (p < end && is_digit(*p));
@@ -492,7 +500,8 @@ static int bad_literal(const char *p, const char *end, const char *word, size_t 
 
 /* The parse loop: a state machine over goto labels (value, after_value, key,
  * close). The node array, the stack of enclosing containers and the key stack
- * live in locals while it runs and go back into the document at the end. */
+ * live in locals while it runs and go back into the document at the end. The
+ * scanners fill the next node in place; it counts once they succeed. */
 static int parse(rig_json_doc *d, const char *start, const char *end, unsigned flags,
                  unsigned max_depth, perr *e) {
     node *nodes = d->nodes;
@@ -507,11 +516,12 @@ static int parse(rig_json_doc *d, const char *start, const char *end, unsigned f
     bool top_obj = false, top_maybe_dup = false;
     uint64_t top_seen = 0;
     const char *p = start;
-    node n;
+    node *n;
     int rc = 0;
     grown g;
 
-#define EMIT()                                                                                     \
+/* Makes room for one more node; n then points at it. */
+#define NEXT_NODE()                                                                                \
     do {                                                                                           \
         if (unlikely(count == cap)) {                                                              \
             g = grow(nodes, cap, sizeof(node), count + 1);                                         \
@@ -522,27 +532,30 @@ static int parse(rig_json_doc *d, const char *start, const char *end, unsigned f
             nodes = g.p;                                                                           \
             cap = g.cap;                                                                           \
         }                                                                                          \
-        nodes[count++] = n;                                                                        \
+        n = &nodes[count];                                                                         \
     } while (0)
 #define FAIL(code, at, reason)                                                                     \
     do {                                                                                           \
         rc = fail(e, code, at, reason);                                                            \
         goto out;                                                                                  \
     } while (0)
+/* Whitespace is rare in machine-written JSON, so each state looks at the next
+ * byte first and skips whitespace only when it finds some. */
+#define IS_WS(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
 
     if ((flags & RIG_JSON_ALLOW_BOM) && end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
         p += 3;
 
 value:
-    p = skip_ws(p, end);
     if (p == end)
         FAIL(RIG_JSON_ETRUNCATED, p, depth ? "expected a value" : "no value");
+    NEXT_NODE();
     switch (*p) {
     case '"':
-        n.off = (uint32_t)(p + 1 - start);
-        if ((rc = scan_string(&p, end, flags, &n, e)))
+        n->off = (uint32_t)(p + 1 - start);
+        if ((rc = scan_string(&p, end, flags, n, e)))
             goto out;
-        EMIT();
+        count++;
         goto after_value;
     case '{':
     case '[':
@@ -564,9 +577,9 @@ value:
         top_keys = nkeys;
         top_maybe_dup = false;
         top_seen = 0;
-        n.tag = top_obj ? T_OBJECT : T_ARRAY;
-        n.off = (uint32_t)(p - start);
-        EMIT();
+        n->tag = top_obj ? T_OBJECT : T_ARRAY;
+        n->off = (uint32_t)(p - start);
+        count++;
         depth++;
         p = skip_ws(p + 1, end);
         if (p < end && *p == (top_obj ? '}' : ']'))
@@ -579,9 +592,9 @@ value:
             rc = bad_literal(p, end, "true", 4, e);
             goto out;
         }
-        n.tag = T_TRUE;
-        n.off = (uint32_t)(p - start);
-        EMIT();
+        n->tag = T_TRUE;
+        n->off = (uint32_t)(p - start);
+        count++;
         p += 4;
         goto after_value;
     case 'f':
@@ -589,9 +602,9 @@ value:
             rc = bad_literal(p, end, "false", 5, e);
             goto out;
         }
-        n.tag = T_FALSE;
-        n.off = (uint32_t)(p - start);
-        EMIT();
+        n->tag = T_FALSE;
+        n->off = (uint32_t)(p - start);
+        count++;
         p += 5;
         goto after_value;
     case 'n':
@@ -599,19 +612,25 @@ value:
             rc = bad_literal(p, end, "null", 4, e);
             goto out;
         }
-        n.tag = T_NULL;
-        n.off = (uint32_t)(p - start);
-        EMIT();
+        n->tag = T_NULL;
+        n->off = (uint32_t)(p - start);
+        count++;
         p += 4;
         goto after_value;
     case '-':
     case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9':
-        n.off = (uint32_t)(p - start);
-        if ((rc = scan_number(&p, end, flags, &n, e)))
+        n->off = (uint32_t)(p - start);
+        if ((rc = scan_number(&p, end, flags, n, e)))
             goto out;
-        EMIT();
+        count++;
         goto after_value;
+    case ' ':
+    case '\t':
+    case '\n':
+    case '\r':
+        p = skip_ws_slow(p, end);
+        goto value;
     case ']':
     case '}':
         FAIL(RIG_JSON_ESYNTAX, p, depth ? "expected a value (a trailing comma?)" : "expected a value");
@@ -623,7 +642,7 @@ after_value:
     if (depth == 0)
         goto done;
     top_count++;
-    p = skip_ws(p, end);
+after_value_ws:
     if (p == end)
         FAIL(RIG_JSON_ETRUNCATED, p, top_obj ? "expected ',' or '}'" : "expected ',' or ']'");
     if (*p == ',') {
@@ -634,17 +653,26 @@ after_value:
     }
     if (*p == (top_obj ? '}' : ']'))
         goto close;
+    if (IS_WS(*p)) {
+        p = skip_ws_slow(p, end);
+        goto after_value_ws;
+    }
     FAIL(RIG_JSON_ESYNTAX, p, top_obj ? "expected ',' or '}'" : "expected ',' or ']'");
 
 key:
-    p = skip_ws(p, end);
     if (p == end)
         FAIL(RIG_JSON_ETRUNCATED, p, "expected a string key");
-    if (*p != '"')
+    if (*p != '"') {
+        if (IS_WS(*p)) {
+            p = skip_ws_slow(p, end);
+            goto key;
+        }
         FAIL(RIG_JSON_ESYNTAX, p,
              *p == '}' ? "expected a string key (a trailing comma?)" : "expected a string key");
-    n.off = (uint32_t)(p + 1 - start);
-    if ((rc = scan_string(&p, end, flags, &n, e)))
+    }
+    NEXT_NODE();
+    n->off = (uint32_t)(p + 1 - start);
+    if ((rc = scan_string(&p, end, flags, n, e)))
         goto out;
     if (unlikely(nkeys == keys_cap)) {
         g = grow(keys, keys_cap, sizeof(uint32_t), nkeys + 1);
@@ -655,13 +683,18 @@ key:
     }
     keys[nkeys++] = count;
     {
-        /* equal keys have equal lengths and first bytes, so they hit the same
-         * bit; escaped keys may be spelled differently, so they always count */
-        uint64_t bit = 1ull << ((n.u.s.a * 7u + (n.u.s.a ? (unsigned char)start[n.off] : 0u)) & 63);
-        top_maybe_dup |= (top_seen & bit) != 0 || (n.tag & F_ESCAPED);
+        /* equal keys have equal lengths and first bytes (the closing quote for
+         * an empty key), so they hit the same bit; escaped keys may be spelled
+         * differently, so they always count */
+        uint64_t bit = 1ull << ((n->u.s.a * 7u + (unsigned char)start[n->off]) & 63);
+        top_maybe_dup |= (top_seen & bit) != 0 || (n->tag & F_ESCAPED);
         top_seen |= bit;
     }
-    EMIT();
+    count++;
+    if (likely(p < end && *p == ':')) {
+        p++;
+        goto value;
+    }
     p = skip_ws(p, end);
     if (p == end)
         FAIL(RIG_JSON_ETRUNCATED, p, "expected ':' after the key");
@@ -704,6 +737,9 @@ done:
         FAIL(RIG_JSON_ESYNTAX, p, "unexpected text after the value");
 
 out:
+#undef NEXT_NODE
+#undef FAIL
+#undef IS_WS
     d->nodes = nodes;
     d->cap = cap;
     d->count = rc ? 0 : count;
@@ -712,8 +748,6 @@ out:
     d->keys = keys;
     d->keys_cap = keys_cap;
     return rc;
-#undef EMIT
-#undef FAIL
 }
 
 /* ---- documents */

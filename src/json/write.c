@@ -1,16 +1,22 @@
 /* write.c — the streaming JSON writer.
  *
- * Output goes straight into one growable buffer: no tree is built. A small
- * state machine (where the next token may go) plus a stack of open container
- * kinds catches misuse — a value where a key belongs, a mismatched end — and
- * turns it into a sticky RIG_JSON_EUSAGE instead of invalid output.
+ * Output goes straight into one growable buffer: no tree is built. One state
+ * byte says where the next token may go and, inside a container, which kind it
+ * is; a stack of open container kinds serves only to restore that after an
+ * end. Misuse — a value where a key belongs, a mismatched end — becomes a
+ * sticky RIG_JSON_EUSAGE instead of invalid output.
+ *
+ * Every emitter reserves its room once and writes through a local pointer:
+ * stores through w->buf would make the compiler reload the writer's fields
+ * after each byte, since a char store may alias them.
  *
  * String escaping is the writer's hot loop (a tool result is often a whole
- * file). Runs of bytes that need nothing are found 16 at a time with SSE2 and
- * copied with memcpy; only quotes, backslashes, control bytes and non-ASCII
- * bytes stop the scan. Non-ASCII is checked to be well-formed UTF-8, and each
- * byte that is not becomes U+FFFD, so whatever a tool hands over, the output is
- * valid JSON that any strict parser accepts. */
+ * file). Short strings — most keys and values — are checked eight bytes at a
+ * time in a register; long ones are scanned 16 bytes at a time with SSE2 and
+ * their plain runs copied with memcpy. Only quotes, backslashes, control bytes
+ * and non-ASCII bytes stop the scan. Non-ASCII is checked to be well-formed
+ * UTF-8, and each byte that is not becomes U+FFFD, so whatever a tool hands
+ * over, the output is valid JSON that any strict parser accepts. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -21,10 +27,12 @@
 
 enum state {
     S_START = 0, /* nothing yet: one value may follow */
-    S_FIRST,     /* a container just opened */
-    S_NEXT,      /* after an element: a comma comes first */
+    S_DONE,      /* the value is complete */
     S_KEY,       /* after a key: its value follows */
-    S_DONE       /* the value is complete */
+    S_ARR_FIRST, /* an array just opened */
+    S_ARR_NEXT,  /* after an element: a comma comes first */
+    S_OBJ_FIRST, /* an object just opened: a key follows */
+    S_OBJ_NEXT   /* after a member: a comma and a key follow */
 };
 
 void rig_json_writer_init(rig_json_writer *w, unsigned flags) {
@@ -58,9 +66,7 @@ static int set_error(rig_json_writer *w, int code) {
 }
 
 /* Room for n more bytes plus the final NUL: where they go, or NULL after an
- * error. Emitters write through the returned pointer and then store the new
- * length once; writing through w->buf byte by byte would make the compiler
- * reload every field of w after each store (a char store may alias them). */
+ * error. */
 static char *room_slow(rig_json_writer *w, size_t n) {
     if (w->err)
         return NULL;
@@ -89,50 +95,43 @@ static inline char *room(rig_json_writer *w, size_t n) {
 
 static inline void advance(rig_json_writer *w, const char *o) { w->len = (size_t)(o - w->buf); }
 
-static inline bool in_object(const rig_json_writer *w) {
-    return w->depth && w->stack[w->depth - 1] == 'o';
-}
-
 static char *indent(char *o, uint32_t depth) {
     *o++ = '\n';
     memset(o, ' ', 2 * (size_t)depth);
     return o + 2 * (size_t)depth;
 }
 
-/* Room for a value of n bytes at the current position, with the comma and
- * indentation it needs already written; NULL on misuse or error. */
+static inline size_t indent_room(const rig_json_writer *w) {
+    return (w->flags & RIG_JSON_WRITE_PRETTY) ? 1 + 2 * (size_t)w->depth : 0;
+}
+
+/* Room for a value of n bytes, with the comma and indentation it needs
+ * already written; NULL on misuse or error. */
 static char *value_slot(rig_json_writer *w, size_t n) {
-    if (w->err)
-        return NULL;
-    bool pretty = w->flags & RIG_JSON_WRITE_PRETTY;
     char *o;
     switch (w->state) {
     case S_START:
     case S_KEY:
-        return room(w, n);
-    case S_FIRST:
-    case S_NEXT:
-        if (in_object(w)) {
-            set_error(w, RIG_JSON_EUSAGE); /* a key must come first */
+        return w->err ? NULL : room(w, n);
+    case S_ARR_FIRST:
+    case S_ARR_NEXT:
+        if (w->err || !(o = room(w, n + 1 + indent_room(w))))
             return NULL;
-        }
-        o = room(w, n + 1 + (pretty ? 1 + 2 * (size_t)w->depth : 0));
-        if (!o)
-            return NULL;
-        if (w->state == S_NEXT)
+        if (w->state == S_ARR_NEXT)
             *o++ = ',';
-        if (pretty)
+        if (w->flags & RIG_JSON_WRITE_PRETTY)
             o = indent(o, w->depth);
         return o;
-    default:
-        set_error(w, RIG_JSON_EUSAGE); /* a second top-level value */
+    default: /* in an object without a key, or after the top-level value */
+        set_error(w, RIG_JSON_EUSAGE);
         return NULL;
     }
 }
 
+/* After a value: an array or object element is done, or the whole value. */
 static inline void value_done(rig_json_writer *w, const char *o) {
     advance(w, o);
-    w->state = w->depth ? S_NEXT : S_DONE;
+    w->state = w->state == S_KEY ? S_OBJ_NEXT : w->state == S_START ? S_DONE : S_ARR_NEXT;
 }
 
 /* ---- strings */
@@ -172,9 +171,20 @@ static inline size_t plain_run(const char *p, const char *end) {
     return (size_t)(q - p);
 }
 
+/* Does any of the eight bytes in x need escaping or checking: below 0x20, a
+ * quote, a backslash, or 0x80 and up? The classic "has a zero byte" and "has a
+ * byte less than n" word tests: each says exactly whether any byte matches. */
+static inline uint64_t needs_work8(uint64_t x) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    uint64_t zq = (q - ones) & ~q, zb = (b - ones) & ~b, lt = (x - ones * 0x20) & ~x;
+    return ((zq | zb | lt) & high) | (x & high);
+}
+
 /* The string's body at o, which has room for n + 1 bytes; returns the new
  * end of output, or NULL when growing for escapes failed. Runs that need
- * nothing are copied whole; each escape grows the room as needed. */
+ * nothing are copied whole; each escape grows the room as needed, always
+ * keeping four spare bytes for what follows the string (quote, colon, space). */
 static char *put_body(rig_json_writer *w, char *o, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     const char *p = s, *end = s + n;
@@ -185,10 +195,9 @@ static char *put_body(rig_json_writer *w, char *o, const char *s, size_t n) {
         p += run;
         if (p == end)
             return o;
-        /* room for the rest of the input, a worst-case escape and the quote */
         size_t rest = (size_t)(end - p);
         advance(w, o);
-        if (!(o = room(w, rest + 8)))
+        if (!(o = room(w, rest + 10)))
             return NULL;
         unsigned char c = (unsigned char)*p;
         if (c == '"' || c == '\\') {
@@ -225,25 +234,40 @@ static char *put_body(rig_json_writer *w, char *o, const char *s, size_t n) {
     }
 }
 
-/* A quoted string at o (room for n + 2); returns the new end or NULL. */
-static inline char *put_string(rig_json_writer *w, char *o, const char *s, size_t n) {
+/* A quoted string at o (room for n + 4); returns the new end or NULL.
+ * Strings of up to 16 bytes, nearly every key and many values, are read as two
+ * overlapping words, checked in registers and stored whole. */
+static inline __attribute__((always_inline)) char *put_string(rig_json_writer *w, char *o,
+                                                              const char *s, size_t n) {
     *o++ = '"';
-    /* short strings, the usual keys and values: check and copy in one loop */
-    if (n < 16) {
-        size_t i = 0;
-        for (; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (!plain[c])
-                break;
-            o[i] = (char)c;
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (!needs_work8(a) && !needs_work8(b)) {
+            memcpy(o, &a, 8);
+            memcpy(o + n - 8, &b, 8);
+            o[n] = '"';
+            return o + n + 1;
         }
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        if (!needs_work8((uint64_t)a << 32 | b)) {
+            memcpy(o, &a, 4);
+            memcpy(o + n - 4, &b, 4);
+            o[n] = '"';
+            return o + n + 1;
+        }
+    } else if (n < 4) {
+        size_t i = 0;
+        for (; i < n && plain[(unsigned char)s[i]]; i++)
+            o[i] = s[i];
         if (i == n) {
             o[n] = '"';
             return o + n + 1;
         }
-        o += i;
-        s += i;
-        n -= i;
     }
     o = put_body(w, o, s, n);
     if (o)
@@ -258,6 +282,7 @@ static int open_container(rig_json_writer *w, char kind) {
     if (!o)
         return w->err;
     if (w->depth == w->stack_cap) {
+        /* the output buffer is untouched, so o stays valid */
         if (w->stack_cap > UINT32_MAX / 2)
             return set_error(w, RIG_JSON_ENOMEM);
         uint32_t cap = w->stack_cap * 2;
@@ -272,16 +297,18 @@ static int open_container(rig_json_writer *w, char kind) {
     *o++ = kind == 'o' ? '{' : '[';
     advance(w, o);
     w->stack[w->depth++] = (uint8_t)kind;
-    w->state = S_FIRST;
+    w->state = kind == 'o' ? S_OBJ_FIRST : S_ARR_FIRST;
     return 0;
 }
 
 static int close_container(rig_json_writer *w, char kind) {
     if (w->err)
         return w->err;
-    if (!w->depth || w->stack[w->depth - 1] != kind || w->state == S_KEY)
+    uint8_t st = w->state;
+    bool ok = kind == 'o' ? st == S_OBJ_FIRST || st == S_OBJ_NEXT : st == S_ARR_FIRST || st == S_ARR_NEXT;
+    if (!ok)
         return set_error(w, RIG_JSON_EUSAGE);
-    bool pretty = (w->flags & RIG_JSON_WRITE_PRETTY) && w->state == S_NEXT;
+    bool pretty = (w->flags & RIG_JSON_WRITE_PRETTY) && (st == S_OBJ_NEXT || st == S_ARR_NEXT);
     w->depth--;
     char *o = room(w, 1 + (pretty ? 1 + 2 * (size_t)w->depth : 0));
     if (!o)
@@ -289,7 +316,8 @@ static int close_container(rig_json_writer *w, char kind) {
     if (pretty)
         o = indent(o, w->depth);
     *o++ = kind == 'o' ? '}' : ']';
-    value_done(w, o);
+    advance(w, o);
+    w->state = !w->depth ? S_DONE : w->stack[w->depth - 1] == 'o' ? S_OBJ_NEXT : S_ARR_NEXT;
     return 0;
 }
 
@@ -298,33 +326,28 @@ int rig_json_write_object_end(rig_json_writer *w) { return close_container(w, 'o
 int rig_json_write_array_begin(rig_json_writer *w) { return open_container(w, 'a'); }
 int rig_json_write_array_end(rig_json_writer *w) { return close_container(w, 'a'); }
 
-/* Room for a key of n bytes with its comma and indentation written; NULL on
- * misuse or error. The caller adds the quoted key and calls key_done. */
+/* Room for a key of n bytes plus its quotes, colon and space, with its comma
+ * and indentation written; NULL on misuse or error. */
 static char *key_slot(rig_json_writer *w, size_t n) {
     if (w->err)
         return NULL;
-    if (!in_object(w) || (w->state != S_FIRST && w->state != S_NEXT)) {
+    if (w->state != S_OBJ_FIRST && w->state != S_OBJ_NEXT) {
         set_error(w, RIG_JSON_EUSAGE);
         return NULL;
     }
-    bool pretty = w->flags & RIG_JSON_WRITE_PRETTY;
-    /* comma, indentation, quotes, colon and a space */
-    char *o = room(w, n + 5 + (pretty ? 1 + 2 * (size_t)w->depth : 0));
+    char *o = room(w, n + 5 + indent_room(w));
     if (!o)
         return NULL;
-    if (w->state == S_NEXT)
+    if (w->state == S_OBJ_NEXT)
         *o++ = ',';
-    if (pretty)
+    if (w->flags & RIG_JSON_WRITE_PRETTY)
         o = indent(o, w->depth);
     return o;
 }
 
+/* After the quoted key at o: the colon. put_string always leaves room for it. */
 static int key_done(rig_json_writer *w, char *o) {
     if (!o)
-        return w->err;
-    /* put_string may have grown the buffer; the colon needs two more bytes */
-    advance(w, o);
-    if (!(o = room(w, 2)))
         return w->err;
     *o++ = ':';
     if (w->flags & RIG_JSON_WRITE_PRETTY)
@@ -433,7 +456,7 @@ int rig_json_write_raw(rig_json_writer *w, const char *json, size_t len) {
 
 /* Bytes a string node's quoted text needs before any escaping grows it. */
 static size_t node_string_room(const node *n) {
-    return (size_t)((n->tag & F_ESCAPED) ? n->u.s.b : n->u.s.a) + 2;
+    return (size_t)((n->tag & F_ESCAPED) ? n->u.s.b : n->u.s.a) + 4;
 }
 
 /* Writes string node n at o (room from node_string_room): unescaped text is
@@ -498,7 +521,7 @@ int rig_json_write_value(rig_json_writer *w, rig_json_val v) {
                 i = node_skip(d, i + 1); /* an earlier duplicate: skip key and value */
                 continue;
             }
-            char *o = key_slot(w, node_string_room(n));
+            char *o = key_slot(w, node_string_room(n) - 4);
             if (!o)
                 break;
             key_done(w, put_node_string(w, o, d, n));
