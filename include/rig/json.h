@@ -209,8 +209,10 @@ RIG_API bool rig_json_iter_next(rig_json_iter *it, rig_json_val *elem);
 RIG_API bool rig_json_iter_member(rig_json_iter *it, rig_json_val *key, rig_json_val *val);
 
 /* Typed getters: 0, or RIG_JSON_EMISSING / RIG_JSON_ETYPE / RIG_JSON_ERANGE.
- * int64 accepts a double with an exact integer value inside int64's range.
- * double accepts an integer (rounded to nearest when beyond 2^53). */
+ * int64 also accepts a number written as a double when its text denotes an
+ * integer inside int64's range ("1e3", "100.0", "9007199254740993.0"); this
+ * is judged from the text, so it never returns an integer the rounded double
+ * made up. double accepts an integer (rounded to nearest beyond 2^53). */
 RIG_API int rig_json_get_bool(rig_json_val v, bool *out);
 RIG_API int rig_json_get_int64(rig_json_val v, int64_t *out);
 RIG_API int rig_json_get_double(rig_json_val v, double *out);

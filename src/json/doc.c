@@ -245,6 +245,66 @@ int rig_json_get_bool(rig_json_val v, bool *out) {
     return 0;
 }
 
+/* The integer a number literal denotes exactly, judged from its text rather
+ * than from the double it was rounded to: "1e3" and "100.0" are integers,
+ * "9007199254740993.0" is that integer, "1.5" and anything past int64 are not.
+ * The literal was validated by the parser. */
+static int literal_int64(const char *p, const char *end, int64_t *out) {
+    bool neg = *p == '-';
+    p += neg;
+    /* the digits, without the point, and where the point was */
+    const char *digits = p, *point = NULL, *stop;
+    while (p < end && ((unsigned)(*p - '0') < 10 || *p == '.')) {
+        if (*p == '.')
+            point = p;
+        p++;
+    }
+    stop = p;
+    int64_t exp = 0;
+    if (p < end && (*p | 0x20) == 'e') {
+        p++;
+        bool eneg = *p == '-';
+        p += *p == '-' || *p == '+';
+        for (; p < end && (unsigned)(*p - '0') < 10; p++)
+            if (exp < 1000000000000)
+                exp = exp * 10 + (*p - '0');
+        if (eneg)
+            exp = -exp;
+    }
+    if (point) /* value = all digits x 10^(exp - fraction digits) */
+        exp -= stop - point - 1;
+    /* drop leading zeros, and trailing ones into the exponent */
+    while (digits < stop && (*digits == '0' || *digits == '.'))
+        digits++;
+    while (stop > digits && (stop[-1] == '0' || stop[-1] == '.')) {
+        if (stop[-1] == '0')
+            exp++;
+        stop--;
+    }
+    if (digits == stop) {
+        *out = 0;
+        return 0;
+    }
+    if (exp < 0)
+        return RIG_JSON_ERANGE; /* a fraction remains */
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
+    for (const char *q = digits; q < stop; q++) {
+        if (*q == '.')
+            continue;
+        unsigned dg = (unsigned)(*q - '0');
+        if (v > (limit - dg) / 10)
+            return RIG_JSON_ERANGE;
+        v = v * 10 + dg;
+    }
+    for (; exp > 0; exp--) {
+        if (v > limit / 10)
+            return RIG_JSON_ERANGE;
+        v *= 10;
+    }
+    *out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    return 0;
+}
+
 int rig_json_get_int64(rig_json_val v, int64_t *out) {
     if (!v.doc)
         return RIG_JSON_EMISSING;
@@ -253,17 +313,8 @@ int rig_json_get_int64(rig_json_val v, int64_t *out) {
     case T_INT:
         *out = n->u.i;
         return 0;
-    case T_DOUBLE: {
-        double d = n->u.d;
-        /* 2^63 is exactly representable; int64 holds [-2^63, 2^63). */
-        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-            return RIG_JSON_ERANGE;
-        int64_t i = (int64_t)d;
-        if ((double)i != d) /* has a fraction */
-            return RIG_JSON_ERANGE;
-        *out = i;
-        return 0;
-    }
+    case T_DOUBLE:
+        return literal_int64(v.doc->text + n->off, v.doc->text + v.doc->len, out);
     default:
         return RIG_JSON_ETYPE;
     }
