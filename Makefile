@@ -34,11 +34,11 @@ asan: deps
 	@[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 	ninja -C build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C build-asan --suite unit --print-errorlogs
+	  meson test -C build-asan --suite unit --print-errorlogs --timeout-multiplier 3
 
 # The unit tests under valgrind's memcheck (the slow ones excluded).
 valgrind: build
-	meson test -C $(BUILD) --suite unit --no-suite slow --print-errorlogs \
+	meson test -C $(BUILD) --suite unit --no-suite slow --print-errorlogs --timeout-multiplier 4 \
 	  --wrapper 'valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite -q'
 
 # Benchmarks against jansson, json-c (and Node when present); see bench/README.md.
