@@ -126,12 +126,15 @@ size_t rig_json_len(rig_json_val v) {
     return total;
 }
 
-static bool key_matches(const rig_json_doc *d, const node *k, const char *key, size_t keylen) {
+static inline bool key_matches(const rig_json_doc *d, const node *k, const char *key,
+                               size_t keylen) {
     if ((k->tag & F_SHADOWED) || k->u.s.b != keylen)
         return false;
     const char *raw = d->text + k->off;
-    if (!(k->tag & F_ESCAPED))
-        return memcmp(raw, key, keylen) == 0;
+    if (!(k->tag & F_ESCAPED)) {
+        /* keys of one length mostly differ in their first byte: skip the call */
+        return keylen == 0 || (raw[0] == key[0] && memcmp(raw + 1, key + 1, keylen - 1) == 0);
+    }
     return rig__raw_equal_plain(raw, k->u.s.a, true, key, keylen);
 }
 
@@ -146,7 +149,7 @@ rig_json_val rig_json_getn(rig_json_val obj, const char *key, size_t keylen) {
     return missing;
 }
 
-rig_json_val rig_json_get(rig_json_val obj, const char *key) {
+rig_json_val(rig_json_get)(rig_json_val obj, const char *key) {
     if (!key)
         return missing;
     return rig_json_getn(obj, key, strlen(key));
@@ -397,7 +400,7 @@ bool rig_json_str_eqn(rig_json_val v, const char *s, size_t len) {
     return rig__raw_equal_plain(v.doc->text + n->off, n->u.s.a, n->tag & F_ESCAPED, s, len);
 }
 
-bool rig_json_str_eq(rig_json_val v, const char *s) {
+bool(rig_json_str_eq)(rig_json_val v, const char *s) {
     return s && rig_json_str_eqn(v, s, strlen(s));
 }
 

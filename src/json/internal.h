@@ -58,11 +58,10 @@ _Static_assert(sizeof(node) == 16, "a node is 16 bytes");
 
 /* Parser scratch: one entry per enclosing open container. */
 typedef struct open_level {
-    uint32_t node;     /* index of the container's node */
-    uint32_t count;    /* children so far (members for objects) */
-    uint32_t key_base; /* objects: first of its entries in the key stack */
-    bool maybe_dup;    /* objects: two keys might be equal (see parse.c) */
-    uint64_t seen;     /* objects: a one-word filter of the keys so far */
+    uint32_t node;  /* index of the container's node */
+    uint32_t count; /* children so far (members for objects) */
+    bool maybe_dup; /* objects: two keys might be equal (see parse.c) */
+    uint64_t seen;  /* objects: a one-word filter of the keys so far */
 } open_level;
 
 struct rig_json_doc {
@@ -76,7 +75,7 @@ struct rig_json_doc {
     /* parse scratch kept between parses */
     open_level *stack;
     uint32_t stack_cap;
-    uint32_t *keys; /* key node indices of the open objects */
+    uint32_t *keys; /* key node indices of the object being checked for duplicates */
     uint32_t keys_cap;
     uint32_t *table; /* hash table for duplicate detection in large objects */
     uint32_t table_cap;

@@ -274,58 +274,80 @@ static int slow_double(const char *s, const char *p, bool neg, double *d, perr *
     return 0;
 }
 
+static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                       100000000};
+
+/* Reads the run of digits at p into *m (m = m * 10^k + digits, modulo 2^64:
+ * exact while the number has at most 19 digits, which the caller checks) and
+ * returns its end. Eight bytes at a time where the input allows: one word
+ * test finds how many of them are digits and three multiplies combine them
+ * (digit pairs, then quads, then the eight). */
+static ALWAYS_INLINE const char *read_digits(const char *p, const char *end, uint64_t *m) {
+    const uint64_t lows = 0x0F0F0F0F0F0F0F0Full, highs = 0xF0F0F0F0F0F0F0F0ull;
+    uint64_t acc = *m;
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t low = w & lows;
+        /* non-zero bytes: not 0x30-0x39 (high nibble not 3, or low nibble > 9) */
+        uint64_t other = ((w & highs) ^ 0x3030303030303030ull) | ((low + 0x0606060606060606ull) & highs);
+        unsigned k = other ? (unsigned)__builtin_ctzll(other) >> 3 : 8;
+        if (k == 0)
+            break;
+        /* little-endian: the first digit is the low byte; shifting the k digits
+         * to the top leaves zeros in front of them */
+        uint64_t v = k == 8 ? low : low << (8 * (8 - k));
+        v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+        v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+        v = (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+        acc = acc * pow10_u64[k] + v;
+        p += k;
+        if (k < 8) {
+            *m = acc;
+            return p;
+        }
+    }
+    while (p < end && is_digit(*p))
+        acc = acc * 10 + (unsigned)(*p++ - '0');
+    *m = acc;
+    return p;
+}
+
 /* Scans the number at *pp: validates the grammar, classifies it and converts
- * it into n. Integers that fit are exact. Doubles with at most 19 significant
- * digits, a mantissa up to 2^53 and a power of ten up to 22 are exact with one
- * IEEE multiply or divide (Clinger's fast path); the rest go through strtod. */
+ * it into n. Integers that fit are exact. Doubles with at most 19 digits, a
+ * mantissa up to 2^53 and a power of ten up to 22 are exact with one IEEE
+ * multiply or divide (Clinger's fast path); the rest go through strtod. */
 static ALWAYS_INLINE int scan_number(const char **pp, const char *end, unsigned flags, node *n,
                                      perr *e) {
     const char *p = *pp, *s = p;
-    bool neg = false, is_int = true, dropped = false;
+    bool neg = *p == '-', is_int = true;
     uint64_t m = 0;
-    int sig = 0;       /* significant digits held in m */
-    int64_t exp10 = 0; /* value = m * 10^exp10, up to the dropped digits */
+    int64_t exp10 = 0; /* value = m * 10^exp10 when digits <= 19 */
 
-    if (*p == '-') {
-        neg = true;
-        if (++p == end)
-            return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit after '-'");
-    }
+    p += neg;
+    if (p == end)
+        return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit after '-'");
+    const char *first = p;
     if (*p == '0') {
         p++;
         if (p < end && is_digit(*p))
             return fail(e, RIG_JSON_ENUMBER, p, "leading zeros are not allowed");
     } else if (is_digit(*p)) {
-        do {
-            if (sig < 19) {
-                m = m * 10 + (unsigned)(*p - '0');
-                sig++;
-            } else {
-                exp10++;
-                dropped |= *p != '0';
-            }
-            p++;
-        } while (p < end && is_digit(*p));
+        p = read_digits(p, end, &m);
     } else {
         return fail(e, RIG_JSON_ENUMBER, p, "expected a digit");
     }
+    size_t digits = (size_t)(p - first);
     if (p < end && *p == '.') {
         is_int = false;
         if (++p == end)
             return fail(e, RIG_JSON_ETRUNCATED, p, "expected a digit after '.'");
         if (!is_digit(*p))
             return fail(e, RIG_JSON_ENUMBER, p, "expected a digit after '.'");
-        do {
-            if (sig < 19) {
-                m = m * 10 + (unsigned)(*p - '0');
-                exp10--;
-                if (m)
-                    sig++;
-            } else {
-                dropped |= *p != '0';
-            }
-            p++;
-        } while (p < end && is_digit(*p));
+        const char *f = p;
+        p = read_digits(p, end, &m);
+        digits += (size_t)(p - f);
+        exp10 = -(int64_t)(p - f);
     }
     if (p < end && (*p | 0x20) == 'e') {
         is_int = false;
@@ -351,7 +373,8 @@ static ALWAYS_INLINE int scan_number(const char **pp, const char *end, unsigned 
     }
     *pp = p;
 
-    if (is_int && exp10 == 0) {
+    bool exact = digits <= 19; /* m holds the digits without loss */
+    if (is_int && exact) {
         if (!neg && m <= (uint64_t)INT64_MAX) {
             n->tag = T_INT;
             n->u.i = (int64_t)m;
@@ -364,15 +387,15 @@ static ALWAYS_INLINE int scan_number(const char **pp, const char *end, unsigned 
         }
     }
     n->tag = T_DOUBLE;
-    if (is_int && !(neg && m == 0)) { /* "-0" is the double -0.0, not a big integer */
+    if (is_int && !(neg && digits == 1 && m == 0)) { /* "-0" is the double -0.0 */
         if (flags & RIG_JSON_REJECT_BIG_INTEGERS)
             return fail(e, RIG_JSON_ERANGE, s, "integer does not fit in 64 bits");
         n->tag |= F_BIGINT;
     }
     double d;
-    if (m == 0) {
+    if (exact && m == 0) {
         d = 0.0;
-    } else if (!dropped && m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+    } else if (exact && m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
         d = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
     } else {
         int rc = slow_double(s, p, neg, &d, e);
@@ -460,9 +483,25 @@ static int mark_duplicates_hashed(const keyctx *k, const uint32_t *keys, uint32_
     return 0;
 }
 
-/* Marks each key that a later key repeats; sets *distinct. */
-static int mark_duplicates(const keyctx *k, const uint32_t *keys, uint32_t count,
-                           uint32_t *distinct) {
+/* Marks each key of the object at node obj (count members, all closed) that a
+ * later key repeats; sets *distinct. The key indices are gathered by walking
+ * the members, into the document's key scratch array. */
+static int mark_duplicates(const keyctx *k, uint32_t obj, uint32_t count, uint32_t *distinct) {
+    rig_json_doc *d = k->d;
+    if (count > d->keys_cap) {
+        grown g = grow(d->keys, d->keys_cap, sizeof(uint32_t), count);
+        if (!g.p)
+            return RIG_JSON_ENOMEM;
+        d->keys = g.p;
+        d->keys_cap = g.cap;
+    }
+    uint32_t *keys = d->keys, at = obj + 1;
+    for (uint32_t m = 0; m < count; m++) {
+        keys[m] = at;
+        const node *v = &k->nodes[at + 1];
+        unsigned t = node_type(v);
+        at = (t == T_ARRAY || t == T_OBJECT) ? v->u.s.b : at + 2;
+    }
     uint32_t shadowed = 0;
     if (count > SMALL_OBJECT) {
         int rc = mark_duplicates_hashed(k, keys, count, &shadowed);
@@ -508,11 +547,9 @@ static int parse(rig_json_doc *d, const char *start, const char *end, unsigned f
     uint32_t count = 0, cap = d->cap;
     open_level *stack = d->stack; /* the containers enclosing the current one */
     uint32_t stack_cap = d->stack_cap;
-    uint32_t *keys = d->keys; /* key node indices of the open objects */
-    uint32_t nkeys = 0, keys_cap = d->keys_cap;
     uint32_t depth = 0;
     /* the innermost open container */
-    uint32_t top_idx = 0, top_count = 0, top_keys = 0;
+    uint32_t top_idx = 0, top_count = 0;
     bool top_obj = false, top_maybe_dup = false;
     uint64_t top_seen = 0;
     const char *p = start;
@@ -569,12 +606,11 @@ value:
                 stack = g.p;
                 stack_cap = g.cap;
             }
-            stack[depth - 1] = (open_level){top_idx, top_count, top_keys, top_maybe_dup, top_seen};
+            stack[depth - 1] = (open_level){top_idx, top_count, top_maybe_dup, top_seen};
         }
         top_obj = *p == '{';
         top_idx = count;
         top_count = 0;
-        top_keys = nkeys;
         top_maybe_dup = false;
         top_seen = 0;
         n->tag = top_obj ? T_OBJECT : T_ARRAY;
@@ -674,14 +710,6 @@ key:
     n->off = (uint32_t)(p + 1 - start);
     if ((rc = scan_string(&p, end, flags, n, e)))
         goto out;
-    if (unlikely(nkeys == keys_cap)) {
-        g = grow(keys, keys_cap, sizeof(uint32_t), nkeys + 1);
-        if (!g.p)
-            FAIL(RIG_JSON_ENOMEM, p, "out of memory");
-        keys = g.p;
-        keys_cap = g.cap;
-    }
-    keys[nkeys++] = count;
     {
         /* equal keys have equal lengths and first bytes (the closing quote for
          * an empty key), so they hit the same bit; escaped keys may be spelled
@@ -709,10 +737,9 @@ close: {
     if (top_obj) {
         if (top_maybe_dup && children > 1) {
             keyctx k = {d, start, nodes};
-            if ((rc = mark_duplicates(&k, keys + top_keys, children, &children)))
+            if ((rc = mark_duplicates(&k, top_idx, children, &children)))
                 FAIL(rc, p, "out of memory");
         }
-        nkeys = top_keys;
     }
     node *c = &nodes[top_idx];
     c->u.s.a = (uint32_t)(p + 1 - start);
@@ -723,7 +750,6 @@ close: {
         open_level *l = &stack[depth - 1];
         top_idx = l->node;
         top_count = l->count;
-        top_keys = l->key_base;
         top_maybe_dup = l->maybe_dup;
         top_seen = l->seen;
         top_obj = node_type(&nodes[top_idx]) == T_OBJECT;
@@ -745,8 +771,6 @@ out:
     d->count = rc ? 0 : count;
     d->stack = stack;
     d->stack_cap = stack_cap;
-    d->keys = keys;
-    d->keys_cap = keys_cap;
     return rc;
 }
 

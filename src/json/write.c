@@ -32,14 +32,19 @@ enum state {
     S_ARR_FIRST, /* an array just opened */
     S_ARR_NEXT,  /* after an element: a comma comes first */
     S_OBJ_FIRST, /* an object just opened: a key follows */
-    S_OBJ_NEXT   /* after a member: a comma and a key follow */
+    S_OBJ_NEXT,  /* after a member: a comma and a key follow */
+    S_ERROR      /* an error is set: nothing more is written */
 };
 
 void rig_json_writer_init(rig_json_writer *w, unsigned flags) {
     memset(w, 0, sizeof *w);
     w->flags = (uint8_t)flags;
-    w->stack = w->small_stack;
+    w->stack = NULL; /* the inline small_stack, so a writer can be moved */
     w->stack_cap = sizeof w->small_stack;
+}
+
+static inline uint8_t *open_kinds(rig_json_writer *w) {
+    return w->stack ? w->stack : w->small_stack;
 }
 
 void rig_json_writer_reset(rig_json_writer *w) {
@@ -52,8 +57,7 @@ void rig_json_writer_reset(rig_json_writer *w) {
 
 void rig_json_writer_free(rig_json_writer *w) {
     free(w->buf);
-    if (w->stack != w->small_stack)
-        free(w->stack);
+    free(w->stack);
     rig_json_writer_init(w, w->flags);
 }
 
@@ -62,6 +66,7 @@ int rig_json_writer_error(const rig_json_writer *w) { return w->err; }
 static int set_error(rig_json_writer *w, int code) {
     if (!w->err)
         w->err = code;
+    w->state = S_ERROR; /* which no fast path accepts */
     return w->err;
 }
 
@@ -277,7 +282,67 @@ static inline __attribute__((always_inline)) char *put_string(rig_json_writer *w
 
 /* ---- the public calls */
 
-static int open_container(rig_json_writer *w, char kind) {
+/* ---- fast paths
+ *
+ * The common case — compact output, room in the buffer, a short plain string
+ * or a small token — is handled by code that calls nothing, so the compiler
+ * need not save registers for it; everything else falls through to the
+ * general code below, which has the checks and the growth. */
+
+/* Where a value of n bytes goes in the common case, comma written; NULL when
+ * the general path must decide. */
+static inline char *fast_value_slot(rig_json_writer *w, size_t n) {
+    uint8_t st = w->state;
+    if ((w->flags & RIG_JSON_WRITE_PRETTY) || w->cap - w->len <= n + 1)
+        return NULL;
+    char *o = w->buf + w->len;
+    if (st == S_KEY || st == S_START || st == S_ARR_FIRST)
+        return o;
+    if (st == S_ARR_NEXT) {
+        *o = ',';
+        return o + 1;
+    }
+    return NULL;
+}
+
+/* A short string that needs no escaping, quoted at o; NULL if it is not one.
+ * The room was checked by the caller. */
+static inline char *fast_string(char *o, const char *s, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (needs_work8(a) || needs_work8(b))
+            return NULL;
+        o[0] = '"';
+        memcpy(o + 1, &a, 8);
+        memcpy(o + 1 + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        if (needs_work8((uint64_t)a << 32 | b))
+            return NULL;
+        o[0] = '"';
+        memcpy(o + 1, &a, 4);
+        memcpy(o + 1 + n - 4, &b, 4);
+    } else if (n < 4) {
+        o[0] = '"';
+        for (size_t i = 0; i < n; i++) {
+            if (!plain[(unsigned char)s[i]])
+                return NULL;
+            o[1 + i] = s[i];
+        }
+    } else {
+        return NULL;
+    }
+    o[n + 1] = '"';
+    return o + n + 2;
+}
+
+/* ---- containers */
+
+static __attribute__((noinline)) int open_container(rig_json_writer *w, char kind) {
     char *o = value_slot(w, 1);
     if (!o)
         return w->err;
@@ -286,22 +351,34 @@ static int open_container(rig_json_writer *w, char kind) {
         if (w->stack_cap > UINT32_MAX / 2)
             return set_error(w, RIG_JSON_ENOMEM);
         uint32_t cap = w->stack_cap * 2;
-        uint8_t *st = w->stack == w->small_stack ? malloc(cap) : realloc(w->stack, cap);
+        uint8_t *st = realloc(w->stack, cap);
         if (!st)
             return set_error(w, RIG_JSON_ENOMEM);
-        if (w->stack == w->small_stack)
+        if (!w->stack)
             memcpy(st, w->small_stack, sizeof w->small_stack);
         w->stack = st;
         w->stack_cap = cap;
     }
     *o++ = kind == 'o' ? '{' : '[';
     advance(w, o);
-    w->stack[w->depth++] = (uint8_t)kind;
+    open_kinds(w)[w->depth++] = (uint8_t)kind;
     w->state = kind == 'o' ? S_OBJ_FIRST : S_ARR_FIRST;
     return 0;
 }
 
-static int close_container(rig_json_writer *w, char kind) {
+static inline int fast_open(rig_json_writer *w, char kind) {
+    char *o;
+    if (w->depth < sizeof w->small_stack && !w->stack && (o = fast_value_slot(w, 1))) {
+        *o++ = kind == 'o' ? '{' : '[';
+        advance(w, o);
+        w->small_stack[w->depth++] = (uint8_t)kind;
+        w->state = kind == 'o' ? S_OBJ_FIRST : S_ARR_FIRST;
+        return 0;
+    }
+    return open_container(w, kind);
+}
+
+static __attribute__((noinline)) int close_container(rig_json_writer *w, char kind) {
     if (w->err)
         return w->err;
     uint8_t st = w->state;
@@ -317,14 +394,26 @@ static int close_container(rig_json_writer *w, char kind) {
         o = indent(o, w->depth);
     *o++ = kind == 'o' ? '}' : ']';
     advance(w, o);
-    w->state = !w->depth ? S_DONE : w->stack[w->depth - 1] == 'o' ? S_OBJ_NEXT : S_ARR_NEXT;
+    w->state = !w->depth ? S_DONE : open_kinds(w)[w->depth - 1] == 'o' ? S_OBJ_NEXT : S_ARR_NEXT;
     return 0;
 }
 
-int rig_json_write_object_begin(rig_json_writer *w) { return open_container(w, 'o'); }
-int rig_json_write_object_end(rig_json_writer *w) { return close_container(w, 'o'); }
-int rig_json_write_array_begin(rig_json_writer *w) { return open_container(w, 'a'); }
-int rig_json_write_array_end(rig_json_writer *w) { return close_container(w, 'a'); }
+static inline int fast_close(rig_json_writer *w, char kind) {
+    uint8_t st = w->state;
+    bool ok = kind == 'o' ? st == S_OBJ_FIRST || st == S_OBJ_NEXT : st == S_ARR_FIRST || st == S_ARR_NEXT;
+    if (ok && !(w->flags & RIG_JSON_WRITE_PRETTY) && !w->stack && w->cap - w->len > 1) {
+        w->buf[w->len++] = kind == 'o' ? '}' : ']';
+        uint32_t depth = --w->depth;
+        w->state = !depth ? S_DONE : w->small_stack[depth - 1] == 'o' ? S_OBJ_NEXT : S_ARR_NEXT;
+        return 0;
+    }
+    return close_container(w, kind);
+}
+
+int rig_json_write_object_begin(rig_json_writer *w) { return fast_open(w, 'o'); }
+int rig_json_write_object_end(rig_json_writer *w) { return fast_close(w, 'o'); }
+int rig_json_write_array_begin(rig_json_writer *w) { return fast_open(w, 'a'); }
+int rig_json_write_array_end(rig_json_writer *w) { return fast_close(w, 'a'); }
 
 /* Room for a key of n bytes plus its quotes, colon and space, with its comma
  * and indentation written; NULL on misuse or error. */
@@ -357,7 +446,7 @@ static int key_done(rig_json_writer *w, char *o) {
     return 0;
 }
 
-int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len) {
+static __attribute__((noinline)) int write_key(rig_json_writer *w, const char *key, size_t len) {
     if (!key && len)
         return set_error(w, RIG_JSON_EINVAL);
     char *o = key_slot(w, len);
@@ -366,13 +455,30 @@ int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len) {
     return key_done(w, put_string(w, o, key, len));
 }
 
-int rig_json_write_key(rig_json_writer *w, const char *key) {
+int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len) {
+    uint8_t st = w->state;
+    if ((st == S_OBJ_FIRST || st == S_OBJ_NEXT) && !(w->flags & RIG_JSON_WRITE_PRETTY) && key &&
+        len <= 16 && w->cap - w->len > len + 4) {
+        char *o = w->buf + w->len, *q;
+        if (st == S_OBJ_NEXT)
+            *o++ = ',';
+        if ((q = fast_string(o, key, len))) {
+            *q++ = ':';
+            advance(w, q);
+            w->state = S_KEY;
+            return 0;
+        }
+    }
+    return write_key(w, key, len);
+}
+
+int(rig_json_write_key)(rig_json_writer *w, const char *key) {
     if (!key)
         return set_error(w, RIG_JSON_EINVAL);
     return rig_json_write_keyn(w, key, strlen(key));
 }
 
-int rig_json_write_stringn(rig_json_writer *w, const char *s, size_t len) {
+static __attribute__((noinline)) int write_string(rig_json_writer *w, const char *s, size_t len) {
     if (!s && len)
         return set_error(w, RIG_JSON_EINVAL);
     char *o = value_slot(w, len + 2);
@@ -382,17 +488,36 @@ int rig_json_write_stringn(rig_json_writer *w, const char *s, size_t len) {
     return 0;
 }
 
-int rig_json_write_string(rig_json_writer *w, const char *s) {
+int rig_json_write_stringn(rig_json_writer *w, const char *s, size_t len) {
+    char *o, *q;
+    if (s && len <= 16 && (o = fast_value_slot(w, len + 2)) && (q = fast_string(o, s, len))) {
+        value_done(w, q);
+        return 0;
+    }
+    return write_string(w, s, len);
+}
+
+int(rig_json_write_string)(rig_json_writer *w, const char *s) {
     if (!s)
         return set_error(w, RIG_JSON_EINVAL);
     return rig_json_write_stringn(w, s, strlen(s));
 }
 
-static int put_token(rig_json_writer *w, const char *text, size_t n) {
+static __attribute__((noinline)) int put_token_slow(rig_json_writer *w, const char *text, size_t n) {
     char *o = value_slot(w, n);
     if (!o)
         return w->err;
     memcpy(o, text, n);
+    value_done(w, o + n);
+    return 0;
+}
+
+static inline int put_token(rig_json_writer *w, const char *text, size_t n) {
+    char *o = fast_value_slot(w, n);
+    if (!o || n > 32)
+        return put_token_slow(w, text, n);
+    for (size_t i = 0; i < n; i++) /* tokens are short: no call to memcpy */
+        o[i] = text[i];
     value_done(w, o + n);
     return 0;
 }
