@@ -36,7 +36,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "rig/arena.h"
 #include "rig/common.h"
@@ -367,37 +366,6 @@ RIG_API int rig_json_framer_next(rig_json_framer *f, const char *buf, size_t len
 /* At end of input: the last frame, which had no newline, if any. Same returns. */
 RIG_API int rig_json_framer_finish(rig_json_framer *f, const char *buf, size_t len,
                                    rig_json_frame *out);
-
-/* ---------------------------------------------------------------- inline forms */
-
-/* The calls that take a NUL-terminated string, inlined so that with a string
- * literal (the usual key) the length is known at compile time and no strlen
- * runs. They behave exactly as the functions of the same names, which the
- * library still exports for callers that take their address or bind them from
- * another language. Define RIG_JSON_NO_INLINE to call the functions. */
-#ifndef RIG_JSON_NO_INLINE
-static inline rig_json_val rig__json_get(rig_json_val obj, const char *key) {
-    if (!key) {
-        rig_json_val none = {0, 0};
-        return none;
-    }
-    return rig_json_getn(obj, key, strlen(key));
-}
-static inline bool rig__json_str_eq(rig_json_val v, const char *s) {
-    return s && rig_json_str_eqn(v, s, strlen(s));
-}
-static inline int rig__json_write_key(rig_json_writer *w, const char *key) {
-    /* a NULL key reaches keyn with a non-zero length: RIG_JSON_EINVAL */
-    return rig_json_write_keyn(w, key, key ? strlen(key) : 1);
-}
-static inline int rig__json_write_string(rig_json_writer *w, const char *s) {
-    return rig_json_write_stringn(w, s, s ? strlen(s) : 1);
-}
-#define rig_json_get(obj, key) rig__json_get((obj), (key))
-#define rig_json_str_eq(v, s) rig__json_str_eq((v), (s))
-#define rig_json_write_key(w, key) rig__json_write_key((w), (key))
-#define rig_json_write_string(w, s) rig__json_write_string((w), (s))
-#endif
 
 #ifdef __cplusplus
 }

@@ -149,7 +149,7 @@ rig_json_val rig_json_getn(rig_json_val obj, const char *key, size_t keylen) {
     return missing;
 }
 
-rig_json_val(rig_json_get)(rig_json_val obj, const char *key) {
+rig_json_val rig_json_get(rig_json_val obj, const char *key) {
     if (!key)
         return missing;
     return rig_json_getn(obj, key, strlen(key));
@@ -400,7 +400,7 @@ bool rig_json_str_eqn(rig_json_val v, const char *s, size_t len) {
     return rig__raw_equal_plain(v.doc->text + n->off, n->u.s.a, n->tag & F_ESCAPED, s, len);
 }
 
-bool(rig_json_str_eq)(rig_json_val v, const char *s) {
+bool rig_json_str_eq(rig_json_val v, const char *s) {
     return s && rig_json_str_eqn(v, s, strlen(s));
 }
 

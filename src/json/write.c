@@ -472,7 +472,7 @@ int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len) {
     return write_key(w, key, len);
 }
 
-int(rig_json_write_key)(rig_json_writer *w, const char *key) {
+int rig_json_write_key(rig_json_writer *w, const char *key) {
     if (!key)
         return set_error(w, RIG_JSON_EINVAL);
     return rig_json_write_keyn(w, key, strlen(key));
@@ -497,7 +497,7 @@ int rig_json_write_stringn(rig_json_writer *w, const char *s, size_t len) {
     return write_string(w, s, len);
 }
 
-int(rig_json_write_string)(rig_json_writer *w, const char *s) {
+int rig_json_write_string(rig_json_writer *w, const char *s) {
     if (!s)
         return set_error(w, RIG_JSON_EINVAL);
     return rig_json_write_stringn(w, s, strlen(s));
