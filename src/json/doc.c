@@ -85,7 +85,7 @@ static inline bool iter_settle(rig_json_iter *it) {
         return false;
     if (it->object)
         while (it->next < it->end && (d->nodes[it->next].tag & F_SHADOWED))
-            it->next = node_skip(d, it->next + 1);
+            it->next = next_member(d, it->next);
     return it->next < it->end;
 }
 
@@ -103,7 +103,7 @@ bool rig_json_iter_member(rig_json_iter *it, rig_json_val *key, rig_json_val *va
         return false;
     *key = (rig_json_val){it->doc, it->next};
     *val = (rig_json_val){it->doc, it->next + 1};
-    it->next = node_skip(it->doc, it->next + 1);
+    it->next = next_member(it->doc, it->next);
     return true;
 }
 
@@ -143,7 +143,7 @@ rig_json_val rig_json_getn(rig_json_val obj, const char *key, size_t keylen) {
         return missing;
     const rig_json_doc *d = obj.doc;
     uint32_t end = val_node(obj)->u.s.b;
-    for (uint32_t i = obj.idx + 1; i < end; i = node_skip(d, i + 1))
+    for (uint32_t i = obj.idx + 1; i < end; i = next_member(d, i))
         if (key_matches(d, &d->nodes[i], key, keylen))
             return (rig_json_val){d, i + 1};
     return missing;

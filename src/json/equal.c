@@ -116,7 +116,7 @@ static rig_json_val find(key_index *ix, rig_json_val obj, const rig_json_doc *dk
     const rig_json_doc *d = obj.doc;
     if (!ix->slots) {
         uint32_t end = val_node(obj)->u.s.b;
-        for (uint32_t i = obj.idx + 1; i < end; i = node_skip(d, i + 1)) {
+        for (uint32_t i = obj.idx + 1; i < end; i = next_member(d, i)) {
             const node *c = &d->nodes[i];
             if (!(c->tag & F_SHADOWED) && strings_equal(d, c, dk, k))
                 return (rig_json_val){d, i + 1};

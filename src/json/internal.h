@@ -28,9 +28,10 @@ enum node_type {
     T_OBJECT
 };
 
-/* tag: bits 0-3 type, bits 4-7 flags, bits 8-31 child count of a container
- * (elements, or distinct keys), saturated at COUNT_MAX: past it, count by
- * walking. */
+/* tag: bits 0-3 type, bits 4-7 flags, bits 8-31 a count. For a container:
+ * its children (elements, or distinct keys). For an object key: the distance
+ * to the next key (2 after a scalar value), so walking an object's members
+ * reads only the keys. Both saturate at COUNT_MAX; past it, walk the nodes. */
 #define TYPE_MASK 0x0Fu
 #define F_ESCAPED 0x10u  /* string: has backslash escapes */
 #define F_REPLACED 0x20u /* string: lone surrogates decode as U+FFFD */
@@ -60,6 +61,7 @@ _Static_assert(sizeof(node) == 16, "a node is 16 bytes");
 typedef struct open_level {
     uint32_t node;  /* index of the container's node */
     uint32_t count; /* children so far (members for objects) */
+    uint32_t key;   /* objects: index of the latest key */
     bool maybe_dup; /* objects: two keys might be equal (see parse.c) */
     uint64_t seen;  /* objects: a one-word filter of the keys so far */
 } open_level;
@@ -93,6 +95,12 @@ static inline uint32_t node_skip(const rig_json_doc *d, uint32_t i) {
 }
 
 static inline const node *val_node(rig_json_val v) { return &v.doc->nodes[v.idx]; }
+
+/* Index of the member after the one whose key is at i. */
+static inline uint32_t next_member(const rig_json_doc *d, uint32_t i) {
+    uint32_t dist = d->nodes[i].tag >> COUNT_SHIFT;
+    return dist < COUNT_MAX ? i + dist : node_skip(d, i + 1);
+}
 
 /* ---- unicode.c */
 

@@ -215,13 +215,18 @@ static ALWAYS_INLINE int scan_string(const char **pp, const char *end, unsigned 
 #ifdef __SSE2__
         while (end - p >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)p);
+            unsigned quote = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
             /* signed compare: bytes below 0x20 and bytes from 0x80 up */
-            __m128i hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-            unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-            if (mask) {
-                p += __builtin_ctz(mask);
+            unsigned other = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')), _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))));
+            /* the usual end: a quote with nothing special before it, decided
+             * from the masks without reading the byte again */
+            if (quote && !((quote - 1) & other)) {
+                p += __builtin_ctz(quote);
+                goto closed;
+            }
+            if (other) {
+                p += __builtin_ctz(other);
                 goto special;
             }
             p += 16;
@@ -255,6 +260,9 @@ static ALWAYS_INLINE int scan_string(const char **pp, const char *end, unsigned 
             p += k;
         } while (p < end && (unsigned char)*p >= 0x80);
     }
+#ifdef __SSE2__
+closed:
+#endif
     n->tag = tag;
     n->u.s.a = (uint32_t)(p - s);
     n->u.s.b = (uint32_t)((size_t)(p - s) - saved);
@@ -498,9 +506,13 @@ static int mark_duplicates(const keyctx *k, uint32_t obj, uint32_t count, uint32
     uint32_t *keys = d->keys, at = obj + 1;
     for (uint32_t m = 0; m < count; m++) {
         keys[m] = at;
-        const node *v = &k->nodes[at + 1];
-        unsigned t = node_type(v);
-        at = (t == T_ARRAY || t == T_OBJECT) ? v->u.s.b : at + 2;
+        uint32_t dist = k->nodes[at].tag >> COUNT_SHIFT;
+        if (dist == COUNT_MAX) {
+            const node *v = &k->nodes[at + 1];
+            unsigned t = node_type(v);
+            dist = ((t == T_ARRAY || t == T_OBJECT) ? v->u.s.b : at + 2) - at;
+        }
+        at += dist;
     }
     uint32_t shadowed = 0;
     if (count > SMALL_OBJECT) {
@@ -549,7 +561,7 @@ static int parse(rig_json_doc *d, const char *start, const char *end, unsigned f
     uint32_t stack_cap = d->stack_cap;
     uint32_t depth = 0;
     /* the innermost open container */
-    uint32_t top_idx = 0, top_count = 0;
+    uint32_t top_idx = 0, top_count = 0, top_key = 0;
     bool top_obj = false, top_maybe_dup = false;
     uint64_t top_seen = 0;
     const char *p = start;
@@ -606,7 +618,7 @@ value:
                 stack = g.p;
                 stack_cap = g.cap;
             }
-            stack[depth - 1] = (open_level){top_idx, top_count, top_maybe_dup, top_seen};
+            stack[depth - 1] = (open_level){top_idx, top_count, top_key, top_maybe_dup, top_seen};
         }
         top_obj = *p == '{';
         top_idx = count;
@@ -678,6 +690,10 @@ after_value:
     if (depth == 0)
         goto done;
     top_count++;
+    if (top_obj) { /* the distance from this member's key to the next one */
+        uint32_t dist = count - top_key;
+        nodes[top_key].tag |= (dist < COUNT_MAX ? dist : COUNT_MAX) << COUNT_SHIFT;
+    }
 after_value_ws:
     if (p == end)
         FAIL(RIG_JSON_ETRUNCATED, p, top_obj ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -710,6 +726,7 @@ key:
     n->off = (uint32_t)(p + 1 - start);
     if ((rc = scan_string(&p, end, flags, n, e)))
         goto out;
+    top_key = count;
     {
         /* equal keys have equal lengths and first bytes (the closing quote for
          * an empty key), so they hit the same bit; escaped keys may be spelled
@@ -750,6 +767,7 @@ close: {
         open_level *l = &stack[depth - 1];
         top_idx = l->node;
         top_count = l->count;
+        top_key = l->key;
         top_maybe_dup = l->maybe_dup;
         top_seen = l->seen;
         top_obj = node_type(&nodes[top_idx]) == T_OBJECT;

@@ -643,7 +643,7 @@ int rig_json_write_value(rig_json_writer *w, rig_json_val v) {
         const node *n = &d->nodes[i];
         if (top && top->object && top->expect_key) {
             if (n->tag & F_SHADOWED) {
-                i = node_skip(d, i + 1); /* an earlier duplicate: skip key and value */
+                i = next_member(d, i); /* an earlier duplicate: skip key and value */
                 continue;
             }
             char *o = key_slot(w, node_string_room(n) - 4);
