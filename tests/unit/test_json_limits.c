@@ -271,6 +271,40 @@ static void test_counts_past_the_tag(void **state) {
     free(s);
 }
 
+/* A member whose value spans more nodes than a key's tag can count: lookups,
+ * iteration and duplicate marking walk past it the long way. */
+static void test_member_past_the_tag(void **state) {
+    (void)state;
+    size_t n = (1u << 24) + 3, len = 0;
+    char *s = malloc(2 * n + 64);
+    len += (size_t)sprintf(s, "{\"a\":1,\"big\":[");
+    for (size_t i = 0; i < n; i++) {
+        s[len++] = '0';
+        s[len++] = ',';
+    }
+    s[len - 1] = ']';
+    len += (size_t)sprintf(s + len, ",\"a\":2,\"z\":3}");
+    rig_json_doc *d = rig_json_parse(s, len, NULL, NULL);
+    assert_non_null(d);
+    rig_json_val root = rig_json_doc_root(d);
+    int64_t v;
+    assert_int_equal(rig_json_len(root), 3);
+    assert_int_equal(rig_json_get_int64(rig_json_get(root, "z"), &v), 0);
+    assert_int_equal(v, 3);
+    assert_int_equal(rig_json_get_int64(rig_json_get(root, "a"), &v), 0);
+    assert_int_equal(v, 2); /* the duplicate after the big member was found */
+    assert_int_equal(rig_json_len(rig_json_get(root, "big")), n);
+    rig_json_iter it = rig_json_iter_init(root);
+    rig_json_val key, val;
+    const char *order[] = {"big", "a", "z"};
+    size_t k = 0;
+    while (rig_json_iter_member(&it, &key, &val))
+        assert_true(k < 3 && rig_json_str_eq(key, order[k++]));
+    assert_int_equal(k, 3);
+    rig_json_doc_free(d);
+    free(s);
+}
+
 static void test_objects_with_many_keys(void **state) {
     (void)state;
     size_t n = 100000;
@@ -312,6 +346,7 @@ int main(void) {
         cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_every_two_and_three_byte_sequence),
         cmocka_unit_test(test_counts_past_the_tag),
+        cmocka_unit_test(test_member_past_the_tag),
         cmocka_unit_test(test_objects_with_many_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

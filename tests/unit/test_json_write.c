@@ -1985,8 +1985,40 @@ static void test_format_double_subnormals(void **state) {
     assert_int_equal(misses, 0);
 }
 
+/* A writer returned by value keeps working: its open-container stack lives
+ * inside the struct until it outgrows it, and nothing points into the struct. */
+static rig_json_writer make_writer(unsigned flags) {
+    rig_json_writer w;
+    rig_json_writer_init(&w, flags);
+    return w;
+}
+
+static void test_writer_moved_by_value(void **state) {
+    (void)state;
+    rig_json_writer w = make_writer(0);
+    for (int i = 0; i < 40; i++) /* past the inline stack of 32 */
+        assert_int_equal(rig_json_write_array_begin(&w), 0);
+    rig_json_writer moved = w; /* a move: only `moved` is used from here */
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(rig_json_write_array_end(&moved), 0);
+    size_t len;
+    const char *out = rig_json_writer_finish(&moved, &len);
+    assert_non_null(out);
+    assert_int_equal(len, 80);
+    rig_json_writer_free(&moved);
+    rig_json_writer w2 = make_writer(0);
+    assert_int_equal(rig_json_write_object_begin(&w2), 0);
+    assert_int_equal(rig_json_write_key(&w2, "k"), 0);
+    assert_int_equal(rig_json_write_array_begin(&w2), 0);
+    assert_int_equal(rig_json_write_array_end(&w2), 0);
+    assert_int_equal(rig_json_write_object_end(&w2), 0);
+    assert_string_equal(rig_json_writer_finish(&w2, NULL), "{\"k\":[]}");
+    rig_json_writer_free(&w2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_writer_moved_by_value),
         cmocka_unit_test(test_all_calls_compact),
         cmocka_unit_test(test_all_calls_pretty),
         cmocka_unit_test(test_top_level_scalars),
