@@ -132,8 +132,7 @@ static inline bool key_matches(const rig_json_doc *d, const node *k, const char 
         return false;
     const char *raw = d->text + k->off;
     if (!(k->tag & F_ESCAPED)) {
-        /* keys of one length mostly differ in their first byte: skip the call */
-        return keylen == 0 || (raw[0] == key[0] && memcmp(raw + 1, key + 1, keylen - 1) == 0);
+        return bytes_equal(raw, key, keylen);
     }
     return rig__raw_equal_plain(raw, k->u.s.a, true, key, keylen);
 }
@@ -397,7 +396,10 @@ bool rig_json_str_eqn(rig_json_val v, const char *s, size_t len) {
     const node *n = string_node(v);
     if (!n || n->u.s.b != len || (!s && len))
         return false;
-    return rig__raw_equal_plain(v.doc->text + n->off, n->u.s.a, n->tag & F_ESCAPED, s, len);
+    const char *raw = v.doc->text + n->off;
+    if (!(n->tag & F_ESCAPED))
+        return bytes_equal(raw, s, len);
+    return rig__raw_equal_plain(raw, n->u.s.a, true, s, len);
 }
 
 bool rig_json_str_eq(rig_json_val v, const char *s) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rig/json.h"
 #include "util/compiler.h"
@@ -100,6 +101,35 @@ static inline const node *val_node(rig_json_val v) { return &v.doc->nodes[v.idx]
 static inline uint32_t next_member(const rig_json_doc *d, uint32_t i) {
     uint32_t dist = d->nodes[i].tag >> COUNT_SHIFT;
     return dist < COUNT_MAX ? i + dist : node_skip(d, i + 1);
+}
+
+/* Byte equality without a call for the short strings keys usually are: two
+ * overlapping words a side cover 4 to 16 bytes, and nothing outside either
+ * string is read. */
+static inline bool bytes_equal(const char *a, const char *b, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i])
+                return false;
+        return true;
+    }
+    return memcmp(a, b, n) == 0;
 }
 
 /* ---- unicode.c */

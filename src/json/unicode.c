@@ -174,7 +174,7 @@ static bool decoders_equal(decoder *a, decoder *b) {
 bool rig__raw_equal(const char *a, size_t alen, bool a_esc, const char *b, size_t blen,
                     bool b_esc) {
     if (!a_esc && !b_esc)
-        return alen == blen && memcmp(a, b, alen) == 0;
+        return alen == blen && bytes_equal(a, b, alen);
     decoder da = {a, a + alen, a_esc, {0}}, db = {b, b + blen, b_esc, {0}};
     return decoders_equal(&da, &db);
 }

@@ -156,26 +156,6 @@ static const unsigned char plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* Length of the run at p that needs no escaping. */
-static inline size_t plain_run(const char *p, const char *end) {
-    const char *q = p;
-#ifdef __SSE2__
-    while (end - q >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)q);
-        __m128i hit = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-            _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-        if (mask)
-            return (size_t)(q - p) + (unsigned)__builtin_ctz(mask);
-        q += 16;
-    }
-#endif
-    while (q < end && plain[(unsigned char)*q])
-        q++;
-    return (size_t)(q - p);
-}
-
 /* Does any of the eight bytes in x need escaping or checking: below 0x20, a
  * quote, a backslash, or 0x80 and up? The classic "has a zero byte" and "has a
  * byte less than n" word tests: each says exactly whether any byte matches. */
@@ -187,19 +167,40 @@ static inline uint64_t needs_work8(uint64_t x) {
 }
 
 /* The string's body at o, which has room for n + 1 bytes; returns the new
- * end of output, or NULL when growing for escapes failed. Runs that need
- * nothing are copied whole; each escape grows the room as needed, always
- * keeping four spare bytes for what follows the string (quote, colon, space). */
+ * end of output, or NULL when growing for escapes failed. Plain bytes are
+ * copied 16 at a time as they are scanned (stored before they are checked:
+ * the room is there, and the output pointer moves only past the good ones);
+ * each escape grows the room as needed, always keeping four spare bytes for
+ * what follows the string (quote, colon, space). */
 static char *put_body(rig_json_writer *w, char *o, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     const char *p = s, *end = s + n;
     for (;;) {
-        size_t run = plain_run(p, end);
-        memcpy(o, p, run);
-        o += run;
-        p += run;
+#ifdef __SSE2__
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)p);
+            _mm_storeu_si128((__m128i *)o, v);
+            __m128i hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+            unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                o += k;
+                p += k;
+                goto special;
+            }
+            o += 16;
+            p += 16;
+        }
+#endif
+        while (p < end && plain[(unsigned char)*p])
+            *o++ = *p++;
         if (p == end)
             return o;
+#ifdef __SSE2__
+    special:;
+#endif
         size_t rest = (size_t)(end - p);
         advance(w, o);
         if (!(o = room(w, rest + 10)))
