@@ -259,4 +259,27 @@ static FUZZ_UNUSED bool fz_rj_equal(rig_json_val r, const json_t *j, int depth, 
 #undef FZ_MISMATCH
 }
 
+/* out without the whitespace that sits outside strings. */
+static FUZZ_UNUSED char *fz_strip_layout(const char *out, size_t len, size_t *olen) {
+    char *s = malloc(len + 1);
+    FUZZ_CHECK(s, "out of memory");
+    size_t o = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = out[i];
+        if (in_str) {
+            s[o++] = c;
+            if (c == '\\' && i + 1 < len)
+                s[o++] = out[++i];
+            else if (c == '"')
+                in_str = false;
+        } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+            s[o++] = c;
+            in_str = c == '"';
+        }
+    }
+    *olen = o;
+    return s;
+}
+
 #endif

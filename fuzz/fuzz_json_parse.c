@@ -82,28 +82,6 @@ static bool has_strict_only(const rig_json_doc *d) {
 
 /* ---- writer round trip */
 
-/* out without the whitespace that sits outside strings. */
-static char *strip_layout(const char *out, size_t len, size_t *olen) {
-    char *s = malloc(len + 1);
-    FUZZ_CHECK(s, "out of memory");
-    size_t o = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = out[i];
-        if (in_str) {
-            s[o++] = c;
-            if (c == '\\')
-                s[o++] = out[++i];
-            else if (c == '"')
-                in_str = false;
-        } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-            s[o++] = c;
-            in_str = c == '"';
-        }
-    }
-    *olen = o;
-    return s;
-}
 
 /* Writes root with flags; returns a malloc'd copy of the output. */
 static char *write_doc(rig_json_val root, unsigned flags, size_t *len) {
@@ -168,7 +146,7 @@ static void check_written(rig_json_val root, const json_t *j_orig, unsigned flag
 
     if (flags & RIG_JSON_WRITE_PRETTY) {
         size_t sl;
-        char *s = strip_layout(out, len, &sl);
+        char *s = fz_strip_layout(out, len, &sl);
         FUZZ_CHECK(sl == compact_len && memcmp(s, compact, sl) == 0,
                    "pretty output minus layout is not the compact output");
         free(s);

@@ -252,28 +252,6 @@ static void expect(model *m, bool allowed, int rc_compact, int rc_pretty, const 
 
 /* ---- reading the output back */
 
-/* out without the whitespace that sits outside strings. */
-static char *strip_layout(const char *out, size_t len, size_t *olen) {
-    char *s = malloc(len + 1);
-    FUZZ_CHECK(s, "out of memory");
-    size_t o = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = out[i];
-        if (in_str) {
-            s[o++] = c;
-            if (c == '\\' && i + 1 < len)
-                s[o++] = out[++i];
-            else if (c == '"')
-                in_str = false;
-        } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
-            s[o++] = c;
-            in_str = c == '"';
-        }
-    }
-    *olen = o;
-    return s;
-}
 
 static void check_output(const model *m, const char *out, size_t len, const char *mode) {
     FUZZ_CHECK(out[len] == '\0', "%s output not NUL-terminated", mode);
@@ -544,7 +522,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* the pretty text, its layout removed, is the compact text (both
          * stripped: raw values may bring whitespace of their own) */
         size_t kc, kp;
-        char *sc = strip_layout(oc, lc, &kc), *sp = strip_layout(op_, lp, &kp);
+        char *sc = fz_strip_layout(oc, lc, &kc), *sp = fz_strip_layout(op_, lp, &kp);
         FUZZ_CHECK(kc == kp && memcmp(sc, sp, kc) == 0,
                    "pretty minus layout is not compact minus layout:\n%s\n%s", oc, op_);
         free(sc);

@@ -568,6 +568,9 @@ static int parse(rig_json_doc *d, const char *start, const char *end, unsigned f
     node *n;
     int rc = 0;
     grown g;
+    const char *word; /* the literal being matched */
+    size_t wlen;
+    uint32_t wtype;
 
 /* Makes room for one more node; n then points at it. */
 #define NEXT_NODE()                                                                                \
@@ -636,34 +639,22 @@ value:
             goto key;
         goto value;
     case 't':
-        if (end - p < 4 || memcmp(p, "true", 4) != 0) {
-            rc = bad_literal(p, end, "true", 4, e);
-            goto out;
-        }
-        n->tag = T_TRUE;
-        n->off = (uint32_t)(p - start);
-        count++;
-        p += 4;
-        goto after_value;
+        word = "true", wlen = 4, wtype = T_TRUE;
+        goto literal;
     case 'f':
-        if (end - p < 5 || memcmp(p, "false", 5) != 0) {
-            rc = bad_literal(p, end, "false", 5, e);
-            goto out;
-        }
-        n->tag = T_FALSE;
-        n->off = (uint32_t)(p - start);
-        count++;
-        p += 5;
-        goto after_value;
+        word = "false", wlen = 5, wtype = T_FALSE;
+        goto literal;
     case 'n':
-        if (end - p < 4 || memcmp(p, "null", 4) != 0) {
-            rc = bad_literal(p, end, "null", 4, e);
+        word = "null", wlen = 4, wtype = T_NULL;
+    literal:
+        if ((size_t)(end - p) < wlen || memcmp(p, word, wlen) != 0) {
+            rc = bad_literal(p, end, word, wlen, e);
             goto out;
         }
-        n->tag = T_NULL;
+        n->tag = wtype;
         n->off = (uint32_t)(p - start);
         count++;
-        p += 4;
+        p += wlen;
         goto after_value;
     case '-':
     case '0': case '1': case '2': case '3': case '4':

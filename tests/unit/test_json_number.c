@@ -9,27 +9,6 @@
 
 #include "testing.h"
 
-static uint64_t bits_of(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-/* splitmix64: a fixed seed, so every run tests the same numbers */
-static uint64_t rng;
-static uint64_t rnd(void) {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static unsigned rnd_below(unsigned n) { return (unsigned)(rnd() % n); }
 
 /* Parses text (exactly len bytes, in a malloc'd copy so reads past it are
  * caught) into d; returns the status. The copy lives until the next call. */

@@ -17,27 +17,6 @@
 
 #define FFFD "\xEF\xBF\xBD"
 
-static uint64_t bits_of(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-/* splitmix64 with a fixed seed */
-static uint64_t rng;
-static uint64_t rnd(void) {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static unsigned rnd_below(unsigned n) { return (unsigned)(rnd() % n); }
 
 /* The unit tests do not link libm: neighbours and powers of two by bits. */
 static double next_down(double p) { return double_of(bits_of(p) - 1); } /* p > 0 */

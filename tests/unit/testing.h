@@ -46,4 +46,28 @@ static inline char *exact_copy(const char *s, size_t len) {
     return p;
 }
 
+/* The bits of a double and back. */
+static inline uint64_t bits_of(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static inline double double_of(uint64_t u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* splitmix64 with a fixed seed (each test file has its own state), so every
+ * run tests the same values. */
+static uint64_t rng;
+static inline uint64_t rnd(void) {
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline unsigned rnd_below(unsigned n) { return (unsigned)(rnd() % n); }
+
 #endif
