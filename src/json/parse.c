@@ -9,8 +9,11 @@
  * stream of messages into one document allocates nothing in the steady state.
  *
  * Strings are scanned 16 bytes at a time with SSE2 where the compiler has it
- * (every x86-64 does): one compare finds the next quote, backslash, control
- * byte or non-ASCII byte. Other targets use a byte table.
+ * (every x86-64 does): the closing quote is found from the compare masks, and
+ * only a backslash, a control byte or a non-ASCII byte leaves that loop.
+ * Digits are read eight at a time in a 64-bit word. Other targets use byte
+ * loops. Each object key records the distance to the next key, so lookups
+ * and iteration hop from key to key without touching the values.
  *
  * Duplicate keys are resolved here, once, when an object closes: every key
  * that a later key repeats is marked shadowed, so lookups, iteration and
