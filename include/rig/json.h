@@ -254,8 +254,10 @@ enum rig_json_write_flag {
 };
 
 /* A streaming writer. The struct is public so it can live on the stack and be
- * reused; its fields are private. Errors are sticky: after the first one,
- * every call returns it and writes nothing; rig_json_writer_finish reports it.
+ * reused; its fields are private. It holds no pointer into itself, so it may
+ * be moved (returned by value), but not copied: two copies would own one
+ * buffer. Errors are sticky: after the first one, every call returns it and
+ * writes nothing; rig_json_writer_finish reports it.
  *
  *     rig_json_writer w;
  *     rig_json_writer_init(&w, 0);
@@ -269,7 +271,7 @@ enum rig_json_write_flag {
 typedef struct rig_json_writer {
     char *buf;
     size_t len, cap;
-    uint8_t *stack; /* open containers: 'a' or 'o' */
+    uint8_t *stack; /* open containers ('a' or 'o') past small_stack, or NULL */
     uint32_t depth, stack_cap;
     uint8_t state; /* see write.c */
     uint8_t flags;
