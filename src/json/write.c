@@ -367,6 +367,8 @@ static __attribute__((noinline)) int open_container(rig_json_writer *w, char kin
     return 0;
 }
 
+/* Only while the open containers fit the inline stack: past 32 levels (rare)
+ * the general path runs, which keeps this one free of a pointer choice. */
 static inline int fast_open(rig_json_writer *w, char kind) {
     char *o;
     if (w->depth < sizeof w->small_stack && !w->stack && (o = fast_value_slot(w, 1))) {
