@@ -130,11 +130,7 @@ static inline bool key_matches(const rig_json_doc *d, const node *k, const char 
                                size_t keylen) {
     if ((k->tag & F_SHADOWED) || k->u.s.b != keylen)
         return false;
-    const char *raw = d->text + k->off;
-    if (!(k->tag & F_ESCAPED)) {
-        return bytes_equal(raw, key, keylen);
-    }
-    return rig__raw_equal_plain(raw, k->u.s.a, true, key, keylen);
+    return raw_equal_plain(d->text + k->off, k->u.s.a, k->tag & F_ESCAPED, key, keylen);
 }
 
 rig_json_val rig_json_getn(rig_json_val obj, const char *key, size_t keylen) {
@@ -396,10 +392,7 @@ bool rig_json_str_eqn(rig_json_val v, const char *s, size_t len) {
     const node *n = string_node(v);
     if (!n || n->u.s.b != len || (!s && len))
         return false;
-    const char *raw = v.doc->text + n->off;
-    if (!(n->tag & F_ESCAPED))
-        return bytes_equal(raw, s, len);
-    return rig__raw_equal_plain(raw, n->u.s.a, true, s, len);
+    return raw_equal_plain(v.doc->text + n->off, n->u.s.a, n->tag & F_ESCAPED, s, len);
 }
 
 bool rig_json_str_eq(rig_json_val v, const char *s) {

@@ -97,10 +97,19 @@ static inline uint32_t node_skip(const rig_json_doc *d, uint32_t i) {
 
 static inline const node *val_node(rig_json_val v) { return &v.doc->nodes[v.idx]; }
 
-/* Index of the member after the one whose key is at i. */
+/* Index of the member after the one whose key is at i, in a node array (the
+ * parser's, while the document is not yet complete, or a document's). */
+static inline uint32_t member_after(const node *nodes, uint32_t i) {
+    uint32_t dist = nodes[i].tag >> COUNT_SHIFT;
+    if (dist < COUNT_MAX)
+        return i + dist;
+    const node *v = &nodes[i + 1];
+    unsigned t = node_type(v);
+    return (t == T_ARRAY || t == T_OBJECT) ? v->u.s.b : i + 2;
+}
+
 static inline uint32_t next_member(const rig_json_doc *d, uint32_t i) {
-    uint32_t dist = d->nodes[i].tag >> COUNT_SHIFT;
-    return dist < COUNT_MAX ? i + dist : node_skip(d, i + 1);
+    return member_after(d->nodes, i);
 }
 
 /* Byte equality without a call for the short strings keys usually are: two
@@ -143,9 +152,16 @@ RIG_INTERNAL size_t rig__decode_string(const char *raw, size_t rawlen, char *out
 /* Compares two raw string texts by their decoded bytes. */
 RIG_INTERNAL bool rig__raw_equal(const char *a, size_t alen, bool a_esc, const char *b,
                                  size_t blen, bool b_esc);
-/* Compares a raw string text with plain bytes. */
-RIG_INTERNAL bool rig__raw_equal_plain(const char *raw, size_t rawlen, bool esc,
-                                       const char *s, size_t n);
+
+/* Compares a raw string text with plain bytes; the common unescaped case
+ * without a call. */
+static inline bool raw_equal_plain(const char *raw, size_t rawlen, bool esc, const char *s,
+                                   size_t n) {
+    if (!esc)
+        return rawlen == n && bytes_equal(raw, s, n);
+    return rig__raw_equal(raw, rawlen, true, s, n, false);
+}
+
 
 /* ---- error.c */
 

@@ -509,13 +509,7 @@ static int mark_duplicates(const keyctx *k, uint32_t obj, uint32_t count, uint32
     uint32_t *keys = d->keys, at = obj + 1;
     for (uint32_t m = 0; m < count; m++) {
         keys[m] = at;
-        uint32_t dist = k->nodes[at].tag >> COUNT_SHIFT;
-        if (dist == COUNT_MAX) {
-            const node *v = &k->nodes[at + 1];
-            unsigned t = node_type(v);
-            dist = ((t == T_ARRAY || t == T_OBJECT) ? v->u.s.b : at + 2) - at;
-        }
-        at += dist;
+        at = member_after(k->nodes, at);
     }
     uint32_t shadowed = 0;
     if (count > SMALL_OBJECT) {

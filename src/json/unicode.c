@@ -178,7 +178,3 @@ bool rig__raw_equal(const char *a, size_t alen, bool a_esc, const char *b, size_
     decoder da = {a, a + alen, a_esc, {0}}, db = {b, b + blen, b_esc, {0}};
     return decoders_equal(&da, &db);
 }
-
-bool rig__raw_equal_plain(const char *raw, size_t rawlen, bool esc, const char *s, size_t n) {
-    return rig__raw_equal(raw, rawlen, esc, s, n, false);
-}

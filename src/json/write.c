@@ -11,10 +11,10 @@
  * after each byte, since a char store may alias them.
  *
  * String escaping is the writer's hot loop (a tool result is often a whole
- * file). Short strings — most keys and values — are checked eight bytes at a
- * time in a register; long ones are scanned 16 bytes at a time with SSE2 and
- * their plain runs copied with memcpy. Only quotes, backslashes, control bytes
- * and non-ASCII bytes stop the scan. Non-ASCII is checked to be well-formed
+ * file). Short strings — most keys and values — are read as two overlapping
+ * words and checked in registers; long ones are scanned 16 bytes at a time
+ * with SSE2, each block stored as it is checked. Only quotes, backslashes,
+ * control bytes and non-ASCII bytes stop the scan. Non-ASCII is checked to be well-formed
  * UTF-8, and each byte that is not becomes U+FFFD, so whatever a tool hands
  * over, the output is valid JSON that any strict parser accepts. */
 #include <stdlib.h>
@@ -240,72 +240,6 @@ static char *put_body(rig_json_writer *w, char *o, const char *s, size_t n) {
     }
 }
 
-/* A quoted string at o (room for n + 4); returns the new end or NULL.
- * Strings of up to 16 bytes, nearly every key and many values, are read as two
- * overlapping words, checked in registers and stored whole. */
-static inline __attribute__((always_inline)) char *put_string(rig_json_writer *w, char *o,
-                                                              const char *s, size_t n) {
-    *o++ = '"';
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        if (!needs_work8(a) && !needs_work8(b)) {
-            memcpy(o, &a, 8);
-            memcpy(o + n - 8, &b, 8);
-            o[n] = '"';
-            return o + n + 1;
-        }
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        if (!needs_work8((uint64_t)a << 32 | b)) {
-            memcpy(o, &a, 4);
-            memcpy(o + n - 4, &b, 4);
-            o[n] = '"';
-            return o + n + 1;
-        }
-    } else if (n < 4) {
-        size_t i = 0;
-        for (; i < n && plain[(unsigned char)s[i]]; i++)
-            o[i] = s[i];
-        if (i == n) {
-            o[n] = '"';
-            return o + n + 1;
-        }
-    }
-    o = put_body(w, o, s, n);
-    if (o)
-        *o++ = '"';
-    return o;
-}
-
-/* ---- the public calls */
-
-/* ---- fast paths
- *
- * The common case — compact output, room in the buffer, a short plain string
- * or a small token — is handled by code that calls nothing, so the compiler
- * need not save registers for it; everything else falls through to the
- * general code below, which has the checks and the growth. */
-
-/* Where a value of n bytes goes in the common case, comma written; NULL when
- * the general path must decide. */
-static inline char *fast_value_slot(rig_json_writer *w, size_t n) {
-    uint8_t st = w->state;
-    if ((w->flags & RIG_JSON_WRITE_PRETTY) || w->cap - w->len <= n + 1)
-        return NULL;
-    char *o = w->buf + w->len;
-    if (st == S_KEY || st == S_START || st == S_ARR_FIRST)
-        return o;
-    if (st == S_ARR_NEXT) {
-        *o = ',';
-        return o + 1;
-    }
-    return NULL;
-}
-
 /* A short string that needs no escaping, quoted at o; NULL if it is not one.
  * The room was checked by the caller. */
 static inline char *fast_string(char *o, const char *s, size_t n) {
@@ -339,6 +273,42 @@ static inline char *fast_string(char *o, const char *s, size_t n) {
     }
     o[n + 1] = '"';
     return o + n + 2;
+}
+
+/* A quoted string at o (room for n + 4); returns the new end or NULL. */
+static inline __attribute__((always_inline)) char *put_string(rig_json_writer *w, char *o,
+                                                              const char *s, size_t n) {
+    char *q = fast_string(o, s, n);
+    if (q)
+        return q;
+    *o++ = '"';
+    o = put_body(w, o, s, n);
+    if (o)
+        *o++ = '"';
+    return o;
+}
+
+/* ---- fast paths
+ *
+ * The common case — compact output, room in the buffer, a short plain string
+ * or a small token — is handled by code that calls nothing, so the compiler
+ * need not save registers for it; everything else falls through to the
+ * general code below, which has the checks and the growth. */
+
+/* Where a value of n bytes goes in the common case, comma written; NULL when
+ * the general path must decide. */
+static inline char *fast_value_slot(rig_json_writer *w, size_t n) {
+    uint8_t st = w->state;
+    if ((w->flags & RIG_JSON_WRITE_PRETTY) || w->cap - w->len <= n + 1)
+        return NULL;
+    char *o = w->buf + w->len;
+    if (st == S_KEY || st == S_START || st == S_ARR_FIRST)
+        return o;
+    if (st == S_ARR_NEXT) {
+        *o = ',';
+        return o + 1;
+    }
+    return NULL;
 }
 
 /* ---- containers */
