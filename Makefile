@@ -18,13 +18,22 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-# rig's main job. Until the MCP server lands (issue 4) it shows the JSON layer
-# at work on an MCP tools/call message.
+# rig's main job. Until the MCP server lands (issue 4) it is a short demo:
+# the built-in tools as an MCP client lists them, then a few calls.
 run: build
 	@$(BUILD)/rig --version
-	@echo "--- a tools/call message, checked and pretty-printed by rig's JSON layer:"
-	@$(BUILD)/rig json check examples/tools_call.json
-	@$(BUILD)/rig json fmt examples/tools_call.json
+	@echo "--- rig tools (the MCP tools/list result, names and descriptions):"
+	@$(BUILD)/rig tools --compact | $(BUILD)/rig json fmt | grep -E '^      "name"'
+	@echo "--- rig call get_current_time timezone=Europe/Berlin"
+	@$(BUILD)/rig call get_current_time timezone=Europe/Berlin
+	@echo "--- rig call convert_time source_timezone=America/New_York time=09:30 target_timezone=Asia/Tokyo"
+	@$(BUILD)/rig call convert_time source_timezone=America/New_York time=09:30 target_timezone=Asia/Tokyo
+	@echo "--- rig call think (a string where an integer is wanted is read as one)"
+	@$(BUILD)/rig call think thought="Start with the tests" nextThoughtNeeded:=true thoughtNumber=1 totalThoughts=3
+	@echo "--- rig call sleep seconds:=-1 (an error result the model can act on; exit status 1)"
+	@$(BUILD)/rig call sleep seconds:=-1 || true
+	@echo "--- examples/custom_tool (a tool written in C, with a blocking hook and an audit hook)"
+	@$(BUILD)/examples/custom_tool | tail -n 12
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs

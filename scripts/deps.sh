@@ -12,6 +12,8 @@ packages=(
   libjansson-dev libjson-c-dev                   # JSON oracle (tests, fuzzing) and benchmark peers
   clang libclang-rt-14-dev                       # libFuzzer targets, sanitizer builds
   valgrind                                       # memory checks of the unit tests
+  libpcre2-dev                                   # JSON Schema "pattern" (and grep, later)
+  tzdata                                         # IANA zones for get_current_time / convert_time
 )
 
 missing=()

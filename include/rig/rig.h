@@ -5,6 +5,14 @@
 #include "rig/common.h"
 #include "rig/arena.h"
 #include "rig/json.h"
+#include "rig/error.h"
+#include "rig/schema.h"
+#include "rig/content.h"
+#include "rig/tool.h"
+#include "rig/toolset.h"
+#include "rig/hub.h"
+#include "rig/registry.h"
+#include "rig/export.h"
 
 #ifdef __cplusplus
 extern "C" {

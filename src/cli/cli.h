@@ -11,6 +11,12 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 typedef int (*cli_command_fn)(int argc, char **argv);
 
 int cli_json(int argc, char **argv);
+int cli_tools(int argc, char **argv);
+int cli_call(int argc, char **argv);
+
+struct rig_toolset;
+/* The toolset the commands serve: rig's built-in tools. Prints why on failure. */
+int cli_toolset_new(struct rig_toolset **out);
 
 /* Reads a whole file ("-" is stdin) into a malloc'd buffer. Returns 0, or an
  * errno value. */

@@ -19,6 +19,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"tools", cli_tools, "print the tools in MCP, OpenAI, Anthropic or Gemini format"},
+    {"call", cli_call, "run one tool and print its result"},
     {"json", cli_json, "check and format JSON with rig's parser and writer"},
 };
 

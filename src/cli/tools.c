@@ -1,0 +1,102 @@
+/* tools.c — `rig tools`: print the built-in toolset in any provider's tool
+ * format, and the toolset the other commands share. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "rig/rig.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rig tools [--format mcp|openai|responses|anthropic|gemini] [--model M]\n"
+            "                 [--security-risk] [--compact]\n"
+            "\n"
+            "Print rig's tools as JSON in the chosen provider's format (default mcp):\n"
+            "  mcp        {\"tools\":[...]}, the result of MCP tools/list\n"
+            "  openai     {\"tools\":[...]} for Chat Completions\n"
+            "  responses  {\"tools\":[...]} for the Responses API (native tools for --model)\n"
+            "  anthropic  {\"tools\":[...],\"betas\":[...]} (native tools for --model)\n"
+            "  gemini     {\"tools\":[{\"functionDeclarations\":[...]}, ...]}\n"
+            "\n"
+            "options:\n"
+            "  --model M          use the native tool specs that support model M\n"
+            "  --security-risk    add optional security_risk and summary fields to tools\n"
+            "                     that are not read-only\n"
+            "  --compact          one line instead of indented JSON\n"
+            "\n"
+            "exit status: 0 ok, 2 usage error\n");
+}
+
+int cli_toolset_new(rig_toolset **out)
+{
+    rig_error err;
+    rig_registry *reg = rig_registry_new();
+    rig_toolset *ts = rig_toolset_new();
+    if (!reg || !ts) {
+        fprintf(stderr, "rig: out of memory\n");
+        goto fail;
+    }
+    if (rig_registry_add_builtins(reg, &err) != RIG_OK ||
+        rig_registry_resolve(reg, "default", NULL, 0, ts, &err) != RIG_OK) {
+        fprintf(stderr, "rig: %s\n", err.message);
+        goto fail;
+    }
+    rig_registry_free(reg);
+    *out = ts;
+    return CLI_OK;
+fail:
+    rig_registry_free(reg);
+    rig_toolset_free(ts);
+    return CLI_FAIL;
+}
+
+int cli_tools(int argc, char **argv)
+{
+    rig_export_opts opts = {.format = RIG_FORMAT_MCP};
+    unsigned flags = RIG_JSON_WRITE_PRETTY;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
+            int f = rig_format_parse(argv[++i]);
+            if (f < 0) {
+                fprintf(stderr, "rig tools: unknown format '%s' (use mcp, openai, responses, "
+                                "anthropic or gemini)\n", argv[i]);
+                return CLI_USAGE;
+            }
+            opts.format = (rig_format)f;
+        } else if (strcmp(a, "--model") == 0 && i + 1 < argc) {
+            opts.model = argv[++i];
+        } else if (strcmp(a, "--security-risk") == 0) {
+            opts.security_risk = true;
+        } else if (strcmp(a, "--compact") == 0) {
+            flags = 0;
+        } else {
+            fprintf(stderr, "rig tools: unexpected argument '%s'\n", a);
+            usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    rig_toolset *ts;
+    if (cli_toolset_new(&ts) != CLI_OK)
+        return CLI_FAIL;
+    rig_json_writer w;
+    rig_json_writer_init(&w, flags);
+    rig_error err;
+    int rc = rig_toolset_export(ts, &opts, &w, &err);
+    size_t len = 0;
+    const char *json = rc == RIG_OK ? rig_json_writer_finish(&w, &len) : NULL;
+    if (json) {
+        fwrite(json, 1, len, stdout);
+        fputc('\n', stdout);
+    } else {
+        fprintf(stderr, "rig tools: %s\n", rc == RIG_OK ? "out of memory" : err.message);
+    }
+    rig_json_writer_free(&w);
+    rig_toolset_free(ts);
+    return json ? CLI_OK : CLI_FAIL;
+}
