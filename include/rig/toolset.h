@@ -9,7 +9,11 @@
  *
  * Every failure on that path comes back as an error result the model can
  * act on ("Tool 'x' not found. Available: [a, b]"), never as a crash or a
- * lost call. */
+ * lost call.
+ *
+ * Threads: calls, submits, add, remove and lookups may come from any thread
+ * at once. Hooks, listeners and settings are read without locks: set them
+ * up before the first call. */
 #ifndef RIG_TOOLSET_H
 #define RIG_TOOLSET_H
 
@@ -43,6 +47,8 @@ RIG_API int rig_toolset_add(rig_toolset *ts, rig_tool *t, rig_error *err);
 /* Remove and free the tool called `name` (after its running calls end).
  * RIG_ENOENT when there is none. */
 RIG_API int rig_toolset_remove(rig_toolset *ts, const char *name);
+/* The tool, valid until it is removed (a call in flight keeps its own
+ * reference, so removing never pulls a tool from under a running call). */
 RIG_API rig_tool *rig_toolset_get(const rig_toolset *ts, const char *name);
 /* Tools in the order they were added, hidden ones included. */
 RIG_API size_t rig_toolset_count(const rig_toolset *ts);
@@ -86,11 +92,12 @@ typedef struct rig_call_opts {
 RIG_API rig_result *rig_toolset_call(rig_toolset *ts, const char *name, const char *args,
                                      size_t len, const rig_call_opts *opts, rig_error *err);
 
-/* The same, without waiting: `done` runs exactly once, on a worker thread
- * (or on the caller's, for an error found before the call was queued, or
- * for an inline tool), and owns the result it is given. The returned job
- * handle lets the caller cancel; release it with rig_job_release whether or
- * not it ran. */
+/* The same, without waiting: `done` runs exactly once, on whichever thread
+ * finished the call (a worker; the caller's, for an error found before the
+ * call was queued or for an inline tool; the one that cancelled it; or the
+ * deadline timer), and owns the result it is given. The returned job handle
+ * lets the caller cancel; release it with rig_job_release whether or not it
+ * ran (NULL only when out of memory, after `done` reported that). */
 typedef struct rig_job rig_job;
 typedef void (*rig_done_fn)(rig_result *result, int status, void *ud);
 

@@ -451,18 +451,16 @@ static struct rig_call *prepare(rig_toolset *ts, const char *name, const char *a
     return c;
 }
 
-static rig_result *stop_result(const rig_tool *t, bool timeout, rig_error *err);
-
 static rig_result *run_capped(rig_toolset *ts, struct rig_call *c, rig_error *err)
 {
     rig_result *res = rig__call_run(c, err);
-    /* A tool that gave up because it was stopped reports how it saw it
-     * ("interrupted"); the caller is told why: the deadline or a cancel.
-     * A tool that finished its work in time keeps its result. */
-    if (rig_result_is_error(res) && rig_call_cancelled(c)) {
+    /* A tool that gave up because it was stopped says so in its own words
+     * (it knows best what was left undone); the status says why it stopped,
+     * whether the tool or the deadline timer answers first. */
+    if (rig_result_is_error(res) && rig_call_cancelled(c) && err) {
         bool late = c->deadline_ns && rig__now_ns() >= c->deadline_ns;
-        rig_result_free(res);
-        res = stop_result(c->tool, late, err);
+        rig_error_set(err, late ? RIG_ETIMEDOUT : RIG_ECANCELED, "Tool '%s' %s.", c->tool->name,
+                      late ? "ran out of time" : "was cancelled");
     }
     rig_result_cap(res, ts->output_cap);
     return res;

@@ -120,18 +120,10 @@ static void test_cancel(void **state) {
     rig_job_release(job);
     rig_toolset_free(own);
     double took = now_s() - t0;
-    /* Whoever answers first: the toolset (RIG_ECANCELED, its own text) or
-     * the tool, which wakes as soon as it is cancelled (an error result,
-     * so RIG_ETOOL, with its own text). Either way it says "cancelled". */
+    /* rig_job_cancel answers at once with the toolset's own text. */
     assert_true(w.is_error);
-    if (w.status != RIG_ECANCELED && w.status != RIG_ETOOL)
-        fail_msg("status %d", w.status);
-    if (w.status == RIG_ETOOL) {
-        assert_contains(w.text, "The sleep was cancelled after ");
-        assert_contains(w.text, " of 10 seconds.");
-    } else {
-        assert_contains(w.text, "cancelled");
-    }
+    assert_int_equal(w.status, RIG_ECANCELED);
+    assert_contains(w.text, "cancelled");
     assert_true(w.at - t0 < 2);
     assert_true(took < 2);
 }
@@ -146,16 +138,15 @@ static void test_deadline(void **state) {
     double t0 = now_s();
     rig_result *r = rig_toolset_call(own, "sleep", args, sizeof args - 1, &opts, &err);
     assert_non_null(r);
-    /* As with cancelling: the toolset's timer or the tool itself, waking at
-     * the deadline, answers. */
+    /* The toolset's timer or the tool itself, waking at the deadline, may
+     * answer first; the status is the deadline's either way, and so is the
+     * gist of the text. */
     assert_true(rig_result_is_error(r));
+    assert_int_equal(err.code, RIG_ETIMEDOUT);
     char *text = text_of(r);
-    if (err.code == RIG_ETOOL)
-        assert_contains(text, " of 10 seconds: the call's time limit ran out.");
-    else if (err.code == RIG_ETIMEDOUT)
-        assert_contains(text, "deadline");
-    else
-        fail_msg("status %d: %s", err.code, text);
+    if (!strstr(text, " of 10 seconds: the call's time limit ran out.") &&
+        !strstr(text, "deadline"))
+        fail_msg("text: %s", text);
     free(text);
     rig_result_free(r);
     rig_toolset_free(own);
