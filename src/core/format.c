@@ -44,7 +44,10 @@ const char *rig__format_name(int format)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+static bool is_hex(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 /* n digits at s[*i], as a number; false if any is not a digit. */
 static bool digits(const char *s, size_t len, size_t *i, int n, int *out)
@@ -212,7 +215,8 @@ static bool check_uri(const char *s, size_t len)
     size_t i = 0;
     if (len == 0 || !is_alpha(s[0]))
         return false;
-    while (i < len && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+    while (i < len &&
+           (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
         i++;
     if (i >= len || s[i] != ':')
         return false;

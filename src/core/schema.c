@@ -66,11 +66,11 @@ static size_t put_token(char *buf, size_t cap, size_t at, const char *s, size_t 
 
 void rig__schema_pointer(const rig_schema *s, uint32_t n, char *buf, size_t cap)
 {
-    /* collect the chain from n up; a schema nests at most 512 JSON levels, so
-     * at most 256 schema levels */
-    const char *parts[256];
+    /* collect the chain from n up: the parser nests a schema at most 512 JSON
+     * levels deep, so it has no more schema levels than that */
+    const char *parts[520];
     int k = 0;
-    for (uint32_t i = n; i != SN_NONE && i < s->count && k < 256; i = s->nodes[i].parent)
+    for (uint32_t i = n; i != SN_NONE && i < s->count && k < 520; i = s->nodes[i].parent)
         parts[k++] = s->nodes[i].where;
     size_t at = 0;
     buf[0] = '\0';
@@ -412,10 +412,11 @@ static int kw_count(compiler *c, uint32_t n, const char *kw, rig_json_val v)
     return 0;
 }
 
-static int kw_pattern(compiler *c, uint32_t n, const char *kw, rig_json_val v)
+/* Compiles regular expression v (a string) into *out; errors name `where`
+ * (a pointer suffix below node n). */
+static int compile_regex(compiler *c, uint32_t n, const char *where, const char *what,
+                         rig_json_val v, pcre2_code **out)
 {
-    if (!rig_json_is_string(v))
-        return fail(c, n, kw, "\"pattern\" must be a string");
     size_t len;
     const char *p = rig_json_str_dup(v, c->s->arena, &len);
     if (!p)
@@ -437,16 +438,56 @@ static int kw_pattern(compiler *c, uint32_t n, const char *kw, rig_json_val v)
         PCRE2_UCHAR msg[160];
         if (pcre2_get_error_message(ec, msg, sizeof msg) < 0)
             snprintf((char *)msg, sizeof msg, "error %d", ec);
-        return fail(c, n, kw, "\"pattern\" is not a valid regular expression: %s at offset %zu",
+        return fail(c, n, where, "%s is not a valid regular expression: %s at offset %zu", what,
                     (const char *)msg, (size_t)eo);
     }
     pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* without JIT, the interpreter runs it */
+    *out = code;
+    return 0;
+}
+
+static int kw_pattern(compiler *c, uint32_t n, const char *kw, rig_json_val v)
+{
+    if (!rig_json_is_string(v))
+        return fail(c, n, kw, "\"pattern\" must be a string");
+    pcre2_code *code = NULL;
+    int rc = compile_regex(c, n, kw, "\"pattern\"", v, &code);
+    if (rc)
+        return rc;
     snode *sn = N(c, n);
-    if (sn->pattern)
-        pcre2_code_free(sn->pattern);
     sn->pattern = code;
     sn->pattern_v = v;
     sn->has |= K_PATTERN;
+    return 0;
+}
+
+static int kw_pattern_props(compiler *c, uint32_t n, const char *kw, rig_json_val v)
+{
+    if (!rig_json_is_object(v))
+        return fail(c, n, kw, "\"patternProperties\" must be an object of schemas");
+    size_t len = rig_json_len(v);
+    spatprop *pp = rig_arena_alloc(c->s->arena, len * sizeof *pp);
+    if (!pp)
+        return oom(c);
+    N(c, n)->patprops = pp;
+    rig_json_iter it = rig_json_iter_init(v);
+    rig_json_val k, sub;
+    while (rig_json_iter_member(&it, &k, &sub)) {
+        const char *where = where_key(c, kw, k);
+        if (!where)
+            return oom(c);
+        uint32_t idx = SN_NONE;
+        int rc = intern(c, sub, n, where, n, where + 1, &idx);
+        if (rc)
+            return rc;
+        pcre2_code *code = NULL;
+        if ((rc = compile_regex(c, n, where + 1, "the name", k, &code)) != 0)
+            return rc;
+        snode *sn = N(c, n);
+        sn->patprops[sn->npatprops++] = (spatprop){code, idx};
+    }
+    if (len)
+        N(c, n)->has |= K_PATPROPS;
     return 0;
 }
 
@@ -699,6 +740,7 @@ static const struct {
     {"properties", kw_properties},
     {"required", kw_required},
     {"additionalProperties", kw_additional},
+    {"patternProperties", kw_pattern_props},
     {"allOf", kw_applicator},
     {"anyOf", kw_applicator},
     {"oneOf", kw_applicator},
@@ -1009,9 +1051,11 @@ void rig_schema_free(rig_schema *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; i < s->count; i++)
-        if (s->nodes[i].pattern)
-            pcre2_code_free(s->nodes[i].pattern);
+    for (uint32_t i = 0; i < s->count; i++) {
+        pcre2_code_free(s->nodes[i].pattern);
+        for (uint32_t k = 0; k < s->nodes[i].npatprops; k++)
+            pcre2_code_free(s->nodes[i].patprops[k].re);
+    }
     free(s->nodes);
     rig_arena_free(s->arena);
     rig_json_doc_free(s->doc);

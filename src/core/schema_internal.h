@@ -81,11 +81,12 @@ enum {
     K_ONEOF = 1u << 22,
     K_NOT = 1u << 23,
     K_REF = 1u << 24,
+    K_PATPROPS = 1u << 25,
     /* keywords by the instance type they apply to */
     K_NUMBER_KW = K_MINIMUM | K_MAXIMUM | K_EXMIN | K_EXMAX | K_MULTIPLE,
     K_STRING_KW = K_MINLEN | K_MAXLEN | K_PATTERN | K_FORMAT,
     K_ARRAY_KW = K_MINITEMS | K_MAXITEMS | K_UNIQUE | K_ITEMS,
-    K_OBJECT_KW = K_MINPROPS | K_MAXPROPS | K_PROPS | K_ADDPROPS,
+    K_OBJECT_KW = K_MINPROPS | K_MAXPROPS | K_PROPS | K_ADDPROPS | K_PATPROPS,
     K_APPLY_KW = K_ALLOF | K_ANYOF | K_ONEOF | K_NOT | K_REF
 };
 
@@ -105,6 +106,12 @@ typedef struct sprop {
     bool required;
     rig_json_val dflt; /* the subschema's "default" (through $ref and allOf) */
 } sprop;
+
+/* One "patternProperties" entry: members whose name matches get the schema. */
+typedef struct spatprop {
+    pcre2_code *re;
+    uint32_t schema;
+} spatprop;
 
 typedef struct snode {
     uint32_t has;        /* K_* */
@@ -136,6 +143,8 @@ typedef struct snode {
     uint32_t nreq;
     uint32_t *table;     /* open-addressed hash of props (SN_NONE empty); NULL if small */
     uint32_t table_mask;
+    spatprop *patprops;
+    uint32_t npatprops;
     uint32_t addprops;   /* SN_NONE: anything */
 
     /* in-place applicators */

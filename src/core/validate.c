@@ -43,6 +43,9 @@
 #define POINTER_MAX 200   /* bytes of instance pointer in a message */
 #define NAME_MAX_SHOWN 64 /* bytes of a property name in a message */
 
+/* Keeps a function's locals off the stack of the recursive walk. */
+#define NOINLINE __attribute__((noinline))
+
 /* Where the walk is: the value, and how it was reached from its parent. */
 typedef struct frame {
     const struct frame *up;
@@ -278,10 +281,14 @@ uint64_t rig__value_hash(rig_json_val v) { return hash_value(v, 0); }
 
 /* ---------------------------------------------------------------- messages */
 
+enum { AS_TEXT, AS_TOKEN, AS_RAW };
+
 /* Appends s[0..n) for a message: at most `max` bytes (cut on a UTF-8
- * boundary, "..." added), control characters as \uXXXX. */
+ * boundary, "..." added), control characters as \uXXXX. AS_TOKEN escapes
+ * '~' and '/' for a JSON pointer; AS_RAW is JSON text, whose only raw control
+ * characters are layout, shown as spaces. */
 static size_t put_text(char *buf, size_t cap, size_t at, const char *s, size_t n, size_t max,
-                       bool pointer)
+                       int mode)
 {
     bool cut = n > max;
     if (cut) {
@@ -291,9 +298,11 @@ static size_t put_text(char *buf, size_t cap, size_t at, const char *s, size_t n
     }
     for (size_t i = 0; i < n && at + 8 < cap; i++) {
         unsigned char ch = (unsigned char)s[i];
-        if (pointer && (ch == '~' || ch == '/')) {
+        if (mode == AS_TOKEN && (ch == '~' || ch == '/')) {
             buf[at++] = '~';
             buf[at++] = ch == '~' ? '0' : '1';
+        } else if (mode == AS_RAW && ch < 0x20) {
+            buf[at++] = ' ';
         } else if (ch < 0x20 || ch == 0x7f) {
             at += (size_t)snprintf(buf + at, cap - at, "\\u%04x", ch);
         } else {
@@ -315,13 +324,7 @@ static size_t put_raw(char *buf, size_t cap, size_t at, rig_json_val v, size_t m
     const char *raw = rig_json_raw(v, &n);
     if (!raw)
         return at;
-    size_t start = at;
-    at = put_text(buf, cap, at, raw, n, max, false);
-    for (size_t i = start; i < at; i++) /* a pretty-printed value: its escapes are \\u000a */
-        if (buf[i] == '\\' && strncmp(buf + i, "\\u000", 5) == 0 && i + 5 < at &&
-            (buf[i + 5] == 'a' || buf[i + 5] == 'd' || buf[i + 5] == '9'))
-            memset(buf + i, ' ', 6);
-    return at;
+    return put_text(buf, cap, at, raw, n, max, AS_RAW);
 }
 
 /* Cuts NUL-terminated s to at most max bytes, on a UTF-8 boundary, marking
@@ -353,13 +356,13 @@ static void pointer_of(const frame *f, char *out, size_t cap)
             size_t n;
             char small[NAME_MAX_SHOWN + 8];
             if (rig_json_str_view(f->key, &p, &n)) {
-                sl = put_text(seg, sizeof seg, 1, p, n, NAME_MAX_SHOWN, true);
+                sl = put_text(seg, sizeof seg, 1, p, n, NAME_MAX_SHOWN, AS_TOKEN);
             } else {
                 n = rig_json_str_len(f->key);
                 char *dec = n < sizeof small ? small : malloc(n + 1);
                 if (dec) {
                     rig_json_str_copy(f->key, dec, n + 1, &n);
-                    sl = put_text(seg, sizeof seg, 1, dec, n, NAME_MAX_SHOWN, true);
+                    sl = put_text(seg, sizeof seg, 1, dec, n, NAME_MAX_SHOWN, AS_TOKEN);
                     if (dec != small)
                         free(dec);
                 } else {
@@ -413,7 +416,7 @@ static int fail(vctx *c, const frame *f, int kind, unsigned want, const char *fm
 static int fail_hard(vctx *c, const frame *f, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int fail_hard(vctx *c, const frame *f, const char *fmt, ...)
+static NOINLINE int fail_hard(vctx *c, const frame *f, const char *fmt, ...)
 {
     c->hard = true;
     va_list ap;
@@ -471,6 +474,8 @@ static void truncate_log(vctx *c, size_t mark)
 {
     if (c->nlog > mark)
         c->nlog = mark;
+    if (mark <= c->touched_at)
+        c->touched = (rig_json_val){NULL, 0}; /* its marks are gone */
 }
 
 /* ---------------------------------------------------------------- strings */
@@ -569,7 +574,7 @@ static const char *format_hint(int format)
     }
 }
 
-static int check_string(vctx *c, const snode *sn, const frame *f)
+static NOINLINE int check_string(vctx *c, const snode *sn, const frame *f)
 {
     rig_json_val v = f->val;
     uint32_t has = sn->has;
@@ -577,7 +582,8 @@ static int check_string(vctx *c, const snode *sn, const frame *f)
         /* bytes bound code points from above, and four times them from below */
         uint64_t bytes = rig_json_str_len(v), cps = UINT64_MAX;
         if ((has & K_MAXLEN) && bytes > sn->max_len && (cps = code_points(v)) > sn->max_len)
-            return fail(c, f, F_OTHER, 0, "must be at most %llu %s", (unsigned long long)sn->max_len,
+            return fail(c, f, F_OTHER, 0, "must be at most %llu %s",
+                        (unsigned long long)sn->max_len,
                         plural(sn->max_len, "character", "characters"));
         if ((has & K_MINLEN) && bytes / 4 < sn->min_len) {
             if (cps == UINT64_MAX)
@@ -620,7 +626,7 @@ static int check_string(vctx *c, const snode *sn, const frame *f)
 
 /* ---------------------------------------------------------------- numbers */
 
-static int check_number(vctx *c, const snode *sn, const frame *f)
+static NOINLINE int check_number(vctx *c, const snode *sn, const frame *f)
 {
     snum x = num_of(f->val);
     uint32_t has = sn->has;
@@ -673,7 +679,7 @@ static bool in_enum(const snode *sn, rig_json_val v)
     return false;
 }
 
-static int enum_fail(vctx *c, const snode *sn, const frame *f)
+static NOINLINE int enum_fail(vctx *c, const snode *sn, const frame *f)
 {
     if (c->quiet)
         return fail(c, f, F_OTHER, 0, "enum");
@@ -686,7 +692,7 @@ static int enum_fail(vctx *c, const snode *sn, const frame *f)
             break;
         }
         if (i)
-            at = put_text(list, sizeof list, at, ", ", 2, 2, false);
+            at = put_text(list, sizeof list, at, ", ", 2, 2, AS_TEXT);
         at = put_raw(list, sizeof list, at, sn->enum_v[i], 60);
     }
     if (sn->nenum == 0)
@@ -698,7 +704,7 @@ static int enum_fail(vctx *c, const snode *sn, const frame *f)
 
 /* ---------------------------------------------------------------- arrays */
 
-static int check_unique(vctx *c, const frame *f, size_t n)
+static NOINLINE int check_unique(vctx *c, const frame *f, size_t n)
 {
     size_t a = 0, b = 0;
     bool dup = false;
@@ -744,8 +750,8 @@ static int check_unique(vctx *c, const frame *f, size_t n)
         free(table), free(hashes), free(vals);
     }
     if (dup)
-        return fail(c, f, F_OTHER, 0, "must not contain duplicates (items %zu and %zu are equal)", a,
-                    b);
+        return fail(c, f, F_OTHER, 0,
+                    "must not contain duplicates (items %zu and %zu are equal)", a, b);
     return 0;
 }
 
@@ -813,7 +819,7 @@ static const sprop *find_prop(const snode *sn, rig_json_val key)
 
 static void name_text(const sprop *p, char *buf, size_t cap)
 {
-    put_text(buf, cap, 0, p->name, p->len, NAME_MAX_SHOWN, false);
+    put_text(buf, cap, 0, p->name, p->len, NAME_MAX_SHOWN, AS_TEXT);
 }
 
 static void key_text(rig_json_val key, char *buf, size_t cap)
@@ -822,7 +828,7 @@ static void key_text(rig_json_val key, char *buf, size_t cap)
     size_t n;
     char small[NAME_MAX_SHOWN + 8];
     if (rig_json_str_view(key, &p, &n)) {
-        put_text(buf, cap, 0, p, n, NAME_MAX_SHOWN, false);
+        put_text(buf, cap, 0, p, n, NAME_MAX_SHOWN, AS_TEXT);
         return;
     }
     n = rig_json_str_len(key);
@@ -832,9 +838,69 @@ static void key_text(rig_json_val key, char *buf, size_t cap)
         return;
     }
     rig_json_str_copy(key, dec, n + 1, &n);
-    put_text(buf, cap, 0, dec, n, NAME_MAX_SHOWN, false);
+    put_text(buf, cap, 0, dec, n, NAME_MAX_SHOWN, AS_TEXT);
     if (dec != small)
         free(dec);
+}
+
+/* Failures that format a name: out of line, so their buffers are not on the
+ * stack of every level of a deep walk. */
+static NOINLINE int property_fail(vctx *c, const frame *f, rig_json_val key, bool listed)
+{
+    if (c->quiet)
+        return fail(c, f, F_OTHER, 0, "property");
+    char name[NAME_MAX_SHOWN * 6 + 8];
+    key_text(key, name, sizeof name);
+    if (listed)
+        return fail(c, f, F_OTHER, 0, "property '%s' is not allowed", name);
+    return fail(c, f, F_OTHER, 0, "unexpected property '%s'", name);
+}
+
+static NOINLINE int required_fail(vctx *c, const frame *f, const sprop *p)
+{
+    if (c->quiet)
+        return fail(c, f, F_OTHER, 0, "required");
+    char name[NAME_MAX_SHOWN * 6 + 8];
+    name_text(p, name, sizeof name);
+    return fail(c, f, F_OTHER, 0, "missing required property '%s'", name);
+}
+
+/* The "patternProperties" whose pattern matches the name of member
+ * child->key apply to it; *matched says whether any did. */
+static NOINLINE int check_pattern_props(vctx *c, const snode *sn, const frame *f, frame *child,
+                                        bool *matched)
+{
+    size_t len;
+    const char *name = string_bytes(c, child->key, &len, true);
+    if (!name)
+        return oom(c);
+    if (!c->md && !(c->md = pcre2_match_data_create(1, NULL)))
+        return oom(c);
+    /* decide all matches first: descending reuses c->buf */
+    uint64_t small = 0, *hit = &small;
+    if (sn->npatprops > 64 && !(hit = calloc((sn->npatprops + 63) / 64, sizeof *hit)))
+        return oom(c);
+    for (uint32_t i = 0; i < sn->npatprops; i++)
+        if (pcre2_match(sn->patprops[i].re, (PCRE2_SPTR)name, len, 0, 0, c->md, NULL) >= 0) {
+            hit[i / 64] |= 1ull << (i % 64);
+            *matched = true;
+        }
+    int rc = 0;
+    rig_json_val original = child->val;
+    for (uint32_t i = 0; i < sn->npatprops && rc == 0; i++) {
+        uint32_t sub = sn->patprops[i].schema;
+        if (!(hit[i / 64] >> (i % 64) & 1) || sub == SN_TRUE)
+            continue;
+        if (sub == SN_FALSE) {
+            rc = property_fail(c, f, child->key, true);
+            break;
+        }
+        child->val = original;
+        rc = descend(c, sub, child);
+    }
+    if (hit != &small)
+        free(hit);
+    return rc;
 }
 
 /* The members, "required", the property counts and the defaults. */
@@ -842,30 +908,34 @@ static int check_members(vctx *c, const snode *sn, const frame *f, uint64_t *see
 {
     uint32_t has = sn->has;
     bool defaults = c->flags & RIG_VALIDATE_DEFAULTS;
-    char name[NAME_MAX_SHOWN * 6 + 8];
-    if (has & (K_PROPS | K_ADDPROPS)) {
+    if (has & (K_PROPS | K_ADDPROPS | K_PATPROPS)) {
         rig_json_iter it = rig_json_iter_init(f->val);
         frame child = {f, {NULL, 0}, {NULL, 0}, 0, f->level + 1};
         rig_json_val k, v;
         while (rig_json_iter_member(&it, &k, &v)) {
             const sprop *p = sn->nprops ? find_prop(sn, k) : NULL;
             uint32_t sub = sn->addprops;
+            bool listed = p && p->schema != SN_NONE; /* under "properties" */
             if (p) {
                 size_t i = (size_t)(p - sn->props);
                 seen[i / 64] |= 1ull << (i % 64);
-                if (p->schema != SN_NONE)
+                if (listed)
                     sub = p->schema;
+            }
+            if (has & K_PATPROPS) {
+                child.val = v;
+                child.key = k;
+                bool matched = false;
+                int rc = check_pattern_props(c, sn, f, &child, &matched);
+                if (rc)
+                    return rc;
+                if (matched && !listed) /* named by a pattern: not additional */
+                    continue;
             }
             if (sub == SN_NONE || sub == SN_TRUE)
                 continue;
-            if (sub == SN_FALSE) {
-                if (c->quiet)
-                    return fail(c, f, F_OTHER, 0, "property");
-                key_text(k, name, sizeof name);
-                if (p && p->schema == SN_FALSE)
-                    return fail(c, f, F_OTHER, 0, "property '%s' is not allowed", name);
-                return fail(c, f, F_OTHER, 0, "unexpected property '%s'", name);
-            }
+            if (sub == SN_FALSE)
+                return property_fail(c, f, k, listed);
             child.val = v;
             child.key = k;
             int rc = descend(c, sub, &child);
@@ -899,10 +969,7 @@ static int check_members(vctx *c, const snode *sn, const frame *f, uint64_t *see
             continue;
         if (defaults && sn->props[i].dflt.doc)
             continue;
-        if (c->quiet)
-            return fail(c, f, F_OTHER, 0, "required");
-        name_text(&sn->props[i], name, sizeof name);
-        return fail(c, f, F_OTHER, 0, "missing required property '%s'", name);
+        return required_fail(c, f, &sn->props[i]);
     }
     if (added) {
         for (uint32_t i = 0; i < sn->nprops; i++)
@@ -935,9 +1002,9 @@ static int check_object(vctx *c, const snode *sn, const frame *f)
  * value, a type mismatch counting as not getting in) runs again for its
  * message. When every branch wanted another type right here, the message is
  * just the types. */
-static int branches_fail(vctx *c, const uint32_t *b, uint32_t nb, const frame *f, bool one,
-                         uint32_t best, unsigned best_level, int best_kind, bool all_type,
-                         unsigned want)
+static NOINLINE int branches_fail(vctx *c, const uint32_t *b, uint32_t nb, const frame *f,
+                                  bool one, uint32_t best, unsigned best_level, int best_kind,
+                                  bool all_type, unsigned want)
 {
     const char *kw = one ? "oneOf" : "anyOf";
     if (all_type) {
@@ -1056,6 +1123,24 @@ static int check_not(vctx *c, uint32_t n, const frame *f)
 
 /* ---------------------------------------------------------------- a node */
 
+static NOINLINE int type_fail(vctx *c, const frame *f, unsigned want, unsigned got)
+{
+    if (c->quiet)
+        return fail(c, f, F_TYPE, want, "type");
+    char types[120];
+    types_text(want, types, sizeof types);
+    return fail(c, f, F_TYPE, want, "expected %s, got %s", types, class_name(got));
+}
+
+static NOINLINE int const_fail(vctx *c, const snode *sn, const frame *f)
+{
+    if (c->quiet)
+        return fail(c, f, F_OTHER, 0, "const");
+    char b[100];
+    put_raw(b, sizeof b, 0, sn->const_v, 80);
+    return fail(c, f, F_OTHER, 0, "must be %s", b);
+}
+
 static int check_node(vctx *c, uint32_t n, const frame *f)
 {
     for (;;) {
@@ -1068,22 +1153,12 @@ static int check_node(vctx *c, uint32_t n, const frame *f)
         if (++c->steps > c->budget)
             return fail_hard(c, f, "the schema is too complex to check this value");
         unsigned cls = classify(f->val);
-        if ((has & K_TYPE) && !(sn->types & cls)) {
-            if (c->quiet)
-                return fail(c, f, F_TYPE, sn->types, "type");
-            char types[120];
-            types_text(sn->types, types, sizeof types);
-            return fail(c, f, F_TYPE, sn->types, "expected %s, got %s", types, class_name(cls));
-        }
+        if ((has & K_TYPE) && !(sn->types & cls))
+            return type_fail(c, f, sn->types, cls);
         if ((has & K_ENUM) && !in_enum(sn, f->val))
             return enum_fail(c, sn, f);
-        if ((has & K_CONST) && !rig_json_equal(f->val, sn->const_v)) {
-            if (c->quiet)
-                return fail(c, f, F_OTHER, 0, "const");
-            char b[100];
-            put_raw(b, sizeof b, 0, sn->const_v, 80);
-            return fail(c, f, F_OTHER, 0, "must be %s", b);
-        }
+        if ((has & K_CONST) && !rig_json_equal(f->val, sn->const_v))
+            return const_fail(c, sn, f);
         int rc = 0;
         switch (cls) {
         case T_INT:
@@ -1146,7 +1221,7 @@ static bool is_space(char ch)
 /* A string where the schema wants a number, integer, boolean, array or
  * object (and not a string), read strictly as one. Returns 0 with f->val
  * replaced, or 0 with nothing changed when the string is not such a value. */
-static int coerce(vctx *c, uint8_t eff, frame *f)
+static NOINLINE int coerce(vctx *c, uint8_t eff, frame *f)
 {
     size_t len;
     const char *p = string_bytes(c, f->val, &len, false);
@@ -1437,10 +1512,14 @@ int rig_schema_validate(const rig_schema *s, rig_json_val instance, unsigned fla
             goto done;
         }
         rig_json_doc *next = rig_json_doc_new();
-        rig_json_options opt = {0, UINT32_MAX, RIG_JSON_COPY_INPUT};
-        if (!next || rig_json_doc_parse(next, text, len, &opt, NULL) != 0) {
+        rig_json_options opt = {RIG_JSON_MAX_SIZE_LIMIT, UINT32_MAX, RIG_JSON_COPY_INPUT};
+        int prc = next ? rig_json_doc_parse(next, text, len, &opt, NULL) : RIG_JSON_ENOMEM;
+        if (prc != 0) {
             rig_json_doc_free(next);
-            rc = rig_error_set(err, RIG_ENOMEM, "out of memory");
+            rc = prc == RIG_JSON_ENOMEM
+                     ? rig_error_set(err, RIG_ENOMEM, "out of memory")
+                     : rig_error_set(err, RIG_EINVAL, "the normalized value is too large (%s)",
+                                     rig_json_strerror(prc));
             goto done;
         }
         vctx_free(&c);

@@ -180,6 +180,24 @@ static void test_properties_required_additional(void **state)
          "{\"a\\u002fb\":\"x\"}", NULL},
         {"{\"properties\":{\"a/b\":{\"type\":\"string\"}},\"additionalProperties\":false}",
          "{\"a\\u002fb\":1}", "at '/a~1b': expected string"},
+        /* patternProperties: matching names get the schema, and are not
+         * additional */
+        {"{\"patternProperties\":{\"^x-\":{\"type\":\"string\"},\"[0-9]$\":{\"type\":\"integer\"}},"
+         "\"additionalProperties\":false}",
+         "{\"x-a\":\"s\",\"b1\":1}", NULL},
+        {"{\"patternProperties\":{\"^x-\":{\"type\":\"string\"},\"[0-9]$\":{\"type\":\"integer\"}},"
+         "\"additionalProperties\":false}",
+         "{\"x-1\":\"s\"}", "at '/x-1': expected integer, got string"},
+        {"{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+         "{\"y\":\"s\"}", "unexpected property 'y'"},
+        {"{\"properties\":{\"x-a\":{\"maxLength\":1}},\"patternProperties\":{\"^x-\":{\"type\":"
+         "\"string\"}}}",
+         "{\"x-a\":\"ss\"}", "at '/x-a': must be at most 1 character"},
+        {"{\"patternProperties\":{\"^\\\\u00e9\":false}}", "{\"\\u00e9t\u00e9\":1}",
+         "property '\xc3\xa9t\xc3\xa9' is not allowed"},
+        {"{\"properties\":{\"a\":false},\"additionalProperties\":false,\"patternProperties\":{"
+         "\"a\":true}}",
+         "{\"a\":1}", "property 'a' is not allowed"},
         /* duplicate keys: the last one counts */
         {"{\"properties\":{\"a\":{\"type\":\"string\"}}}", "{\"a\":1,\"a\":\"x\"}", NULL},
         {"{\"properties\":{\"a\":{\"type\":\"string\"}}}", "{\"a\":\"x\",\"a\":1}",
@@ -225,11 +243,13 @@ static void test_items(void **state)
     (void)state;
     static const vcase cases[] = {
         {"{\"items\":{\"type\":\"integer\"}}", "[1,2,3]", NULL},
-        {"{\"items\":{\"type\":\"integer\"}}", "[1,\"a\"]", "at '/1': expected integer, got string"},
+        {"{\"items\":{\"type\":\"integer\"}}", "[1,\"a\"]",
+         "at '/1': expected integer, got string"},
         {"{\"items\":{\"type\":\"integer\"}}", "{\"0\":\"a\"}", NULL},
         {"{\"items\":false}", "[]", NULL},
         {"{\"items\":false}", "[1]", "at the top level: must have at most 0 items"},
-        {"{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}", "[\"a\",1,null]", NULL},
+        {"{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}", "[\"a\",1,null]",
+         NULL},
         {"{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}", "[\"a\",\"b\"]",
          "at '/1': expected integer, got string"},
         {"{\"prefixItems\":[{\"type\":\"string\"}],\"items\":false}", "[\"a\"]", NULL},
@@ -249,7 +269,8 @@ static void test_items(void **state)
         {"{\"maxItems\":1}", "[1]", NULL},
         {"{\"maxItems\":1}", "[1,2]", "must have at most 1 item"},
         {"{\"uniqueItems\":true}", "[1,2,\"1\",[1],{\"a\":1},{\"a\":2}]", NULL},
-        {"{\"uniqueItems\":true}", "[1,2,1.0]", "must not contain duplicates (items 0 and 2 are equal)"},
+        {"{\"uniqueItems\":true}", "[1,2,1.0]",
+         "must not contain duplicates (items 0 and 2 are equal)"},
         {"{\"uniqueItems\":true}", "[{\"a\":1,\"b\":[2]},{\"b\":[2.0],\"a\":1}]",
          "must not contain duplicates"},
         {"{\"uniqueItems\":false}", "[1,1]", NULL},
@@ -332,7 +353,8 @@ static void test_strings(void **state)
         /* characters are code points, not bytes */
         {"{\"maxLength\":5}", "\"h\xc3\xa9llo\"", NULL},
         {"{\"maxLength\":2}", "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"", NULL},
-        {"{\"maxLength\":1}", "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"", "must be at most 1 character"},
+        {"{\"maxLength\":1}", "\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\"",
+         "must be at most 1 character"},
         {"{\"maxLength\":2}", "\"\\u00e9\\u00e9\"", NULL},
         {"{\"maxLength\":1}", "\"\\ud83d\\ude00\"", NULL},
         {"{\"minLength\":2}", "\"\\ud83d\\ude00\"", "must be at least 2 characters"},
@@ -450,7 +472,8 @@ static void test_ref(void **state)
          NULL},
         {"{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"integer\"},\"children\":{"
          "\"type\":\"array\",\"items\":{\"$ref\":\"#\"}}},\"required\":[\"value\"]}",
-         "{\"value\":1,\"children\":[{\"value\":2},{\"value\":3,\"children\":[{\"value\":\"4\"}]}]}",
+         "{\"value\":1,\"children\":[{\"value\":2},{\"value\":3,\"children\":[{\"value\":"
+         "\"4\"}]}]}",
          "at '/children/1/children/0/value': expected integer, got string"},
         /* mutual recursion through properties */
         {"{\"$defs\":{\"a\":{\"properties\":{\"b\":{\"$ref\":\"#/$defs/b\"}}},\"b\":{"
@@ -709,6 +732,8 @@ static void test_coercion_accepted(void **state)
     normalizes("{\"properties\":{\"n\":{\"type\":\"integer\"},\"s\":{\"type\":\"string\"}}}", C,
                "{\"s\":\"7\",\"n\":\"7\",\"x\":\"7\"}", "{\"s\":\"7\",\"n\":7,\"x\":\"7\"}");
     normalizes("{\"items\":{\"type\":\"number\"}}", C, "[\"1\",2,\"3.5\"]", "[1,2,3.5]");
+    normalizes("{\"patternProperties\":{\"^n\":{\"type\":\"integer\"}}}", C,
+               "{\"n1\":\"5\",\"s\":\"5\"}", "{\"n1\":5,\"s\":\"5\"}");
     /* the coerced value is checked like any other */
     normalizes("{\"type\":\"integer\",\"minimum\":1,\"enum\":[1,2,3]}", C, "\"2\"", "2");
     /* types through $ref and allOf count */
@@ -795,10 +820,15 @@ static void test_branch_edits(void **state)
                "");
     normalizes("{\"not\":{\"required\":[\"a\"],\"properties\":{\"a\":{\"default\":1}}}}",
                RIG_VALIDATE_DEFAULTS, "{}", "");
-    /* defaults inside branches too */
+    /* defaults inside branches too, also below a branch that added some and
+     * then failed */
     normalizes("{\"anyOf\":[{\"properties\":{\"d\":{\"default\":1}},\"required\":[\"q\"]},"
                "{\"properties\":{\"e\":{\"default\":2}}}]}",
                RIG_VALIDATE_DEFAULTS, "{}", "{\"e\":2}");
+    normalizes("{\"properties\":{\"o\":{\"anyOf\":[{\"allOf\":[{\"properties\":{\"d\":{"
+               "\"default\":1}}},{\"required\":[\"zz\"]}]},{\"properties\":{\"e\":{\"default\":2},"
+               "\"f\":{\"default\":3}}}]}}}",
+               RIG_VALIDATE_DEFAULTS, "{\"o\":{}}", "{\"o\":{\"e\":2,\"f\":3}}");
 }
 
 /* ---------------------------------------------------------------- defaults */
@@ -902,6 +932,12 @@ static void test_invalid_schemas(void **state)
     compile_fails("{\"pattern\":\"(\"}", RIG_ESCHEMA,
                   "\"pattern\" is not a valid regular expression");
     compile_fails("{\"pattern\":5}", RIG_ESCHEMA, "\"pattern\" must be a string");
+    compile_fails("{\"patternProperties\":{\"a(\":{}}}", RIG_ESCHEMA,
+                  "invalid schema at '/patternProperties/a(': the name is not a valid regular "
+                  "expression");
+    compile_fails("{\"patternProperties\":[]}", RIG_ESCHEMA, "must be an object of schemas");
+    compile_fails("{\"patternProperties\":{\"a\":1}}", RIG_ESCHEMA,
+                  "at '/patternProperties/a': a schema must be");
     compile_fails("{\"minimum\":\"1\"}", RIG_ESCHEMA, "\"minimum\" must be a number");
     compile_fails("{\"exclusiveMaximum\":null}", RIG_ESCHEMA, "\"exclusiveMaximum\" must be");
     compile_fails("{\"multipleOf\":0}", RIG_ESCHEMA, "\"multipleOf\" must be greater than 0");
@@ -954,7 +990,8 @@ static void test_recursion_without_progress(void **state)
     compile_fails("{\"not\":{\"$ref\":\"#\"}}", RIG_ESCHEMA, "without descending");
     compile_fails("{\"oneOf\":[{\"$ref\":\"#/oneOf/0\"}]}", RIG_ESCHEMA, "without descending");
     /* an unused cycle is still a cycle */
-    compile_fails("{\"$defs\":{\"x\":{\"$ref\":\"#/$defs/x\"}}}", RIG_ESCHEMA, "without descending");
+    compile_fails("{\"$defs\":{\"x\":{\"$ref\":\"#/$defs/x\"}}}", RIG_ESCHEMA,
+                  "without descending");
     /* through properties, items and additionalProperties it is a tree: fine */
     rig_schema_free(compile_ok("{\"properties\":{\"next\":{\"$ref\":\"#\"}}}"));
     rig_schema_free(compile_ok("{\"items\":{\"$ref\":\"#\"}}"));
@@ -1238,6 +1275,73 @@ static void test_api_edges(void **state)
     rig_schema_free(s);
 }
 
+/* The walk's depth is bounded: a worker thread with a 1.5 MiB stack (glibc
+ * and libuv give 2 MiB or more) gets to the nesting limit and back, through
+ * arrays, objects, anyOf, oneOf and allOf. */
+typedef struct deep_arg {
+    const char *schema;
+    const char *open, *close;
+    int rc;
+    char msg[RIG_ERROR_MESSAGE_MAX];
+} deep_arg;
+
+static void *deep_main(void *p)
+{
+    deep_arg *a = p;
+    size_t n = 3000, lo = strlen(a->open), lc = strlen(a->close);
+    char *text = malloc(n * (lo + lc) + 8);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++, at += lo)
+        memcpy(text + at, a->open, lo);
+    text[at++] = '1';
+    for (size_t i = 0; i < n; i++, at += lc)
+        memcpy(text + at, a->close, lc);
+    rig_json_options opt = {0, 100000, 0};
+    rig_json_doc *d = rig_json_parse(text, at, &opt, NULL);
+    rig_error err;
+    rig_schema *s = rig_schema_compile(a->schema, strlen(a->schema), &err);
+    a->rc = d && s ? rig_schema_validate(s, rig_json_doc_root(d), BOTH, NULL, NULL, &err) : -100;
+    snprintf(a->msg, sizeof a->msg, "%s", err.message);
+    rig_schema_free(s);
+    rig_json_doc_free(d);
+    free(text);
+    return NULL;
+}
+
+static void test_deep_in_small_stack(void **state)
+{
+    (void)state;
+    deep_arg args[] = {
+        {"{\"items\":{\"$ref\":\"#\"}}", "[", "]", 0, ""},
+        {"{\"additionalProperties\":{\"$ref\":\"#\"},\"required\":[]}", "{\"k\":", "}", 0,
+         ""},
+        {"{\"anyOf\":[{\"type\":\"integer\"},{\"properties\":{\"k\":{\"$ref\":\"#\"}}}]}",
+         "{\"k\":", "}", 0, ""},
+        {"{\"oneOf\":[{\"type\":\"integer\"},{\"items\":{\"allOf\":[{\"$ref\":\"#\"}]}}]}", "[",
+         "]", 0, ""},
+    };
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        size_t stack = 1536 * 1024;
+#if defined(__SANITIZE_ADDRESS__)
+        stack *= 4; /* ASan's redzones */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+        stack *= 4;
+#endif
+#endif
+        pthread_attr_setstacksize(&attr, stack);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, &attr, deep_main, &args[i]), 0);
+        pthread_join(t, NULL);
+        pthread_attr_destroy(&attr);
+        assert_int_equal(args[i].rc, RIG_EVALIDATE);
+        if (!strstr(args[i].msg, "nesting too deep"))
+            fail_msg("case %zu: %s", i, args[i].msg);
+    }
+}
+
 /* ---------------------------------------------------------------- threads */
 
 typedef struct thread_arg {
@@ -1248,7 +1352,8 @@ typedef struct thread_arg {
 static void *thread_main(void *p)
 {
     thread_arg *a = p;
-    rig_json_doc *good = parse_ok("{\"id\":\"ab-12\",\"n\":\"3\",\"when\":\"2024-01-01T00:00:00Z\"}");
+    rig_json_doc *good =
+        parse_ok("{\"id\":\"ab-12\",\"n\":\"3\",\"when\":\"2024-01-01T00:00:00Z\"}");
     rig_json_doc *bad = parse_ok("{\"id\":\"AB\",\"n\":3}");
     rig_json_writer w;
     rig_json_writer_init(&w, 0);
@@ -1323,6 +1428,30 @@ static void test_speed_report(void **state)
         double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / iters;
         print_message("# validate, 5 typed arguments, flags %u: %.0f ns\n", flags, ns);
     }
+    /* the normalizing path, for comparison: one coercion, output written */
+    rig_json_doc *d2 = parse_ok("{\"path\":\"src/main.c\",\"count\":\"20\",\"recursive\":true,"
+                                "\"mode\":\"auto\",\"ratio\":0.25}");
+    rig_json_writer w;
+    rig_json_writer_init(&w, 0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int bad = 0;
+    for (int i = 0; i < iters / 10; i++) {
+        bool changed = false;
+        rig_json_writer_reset(&w);
+        bad += rig_schema_validate(s, rig_json_doc_root(d2), BOTH, &w, &changed, NULL) != 0 ||
+               !changed;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    assert_int_equal(bad, 0);
+    assert_string_equal(rig_json_writer_finish(&w, NULL),
+                        "{\"path\":\"src/main.c\",\"count\":20,\"recursive\":true,\"mode\":"
+                        "\"auto\",\"ratio\":0.25}");
+    double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
+                (iters / 10 ? iters / 10 : 1);
+    print_message("# validate, the same with \"count\":\"20\" coerced and written: %.0f ns\n", ns);
+    rig_json_writer_free(&w);
+    rig_json_doc_free(d2);
     rig_json_doc_free(d);
     rig_schema_free(s);
 }
@@ -1362,6 +1491,7 @@ int main(void)
         cmocka_unit_test(test_replacement_character),
         cmocka_unit_test(test_unique_large),
         cmocka_unit_test(test_api_edges),
+        cmocka_unit_test(test_deep_in_small_stack),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_speed_report),
     };
