@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "core/schema_internal.h"
+#include "util/hex.h"
 
 static const char *const format_names[] = {
     [RIG__FORMAT_DATE_TIME] = "date-time",
@@ -44,10 +45,6 @@ const char *rig__format_name(int format)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool is_hex(char c)
-{
-    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 /* n digits at s[*i], as a number; false if any is not a digit. */
 static bool digits(const char *s, size_t len, size_t *i, int n, int *out)
@@ -171,7 +168,7 @@ static bool run(const char *s, size_t len, size_t *i, const char *extra)
     while (*i < len) {
         char c = s[*i];
         if (c == '%') {
-            if (len - *i < 3 || !is_hex(s[*i + 1]) || !is_hex(s[*i + 2]))
+            if (len - *i < 3 || !rig__is_hex(s[*i + 1]) || !rig__is_hex(s[*i + 2]))
                 return false;
             *i += 3;
         } else if (is_unreserved(c) || is_sub_delim(c) || (c && strchr(extra, c))) {
@@ -188,7 +185,7 @@ static bool ip_literal(const char *s, size_t len)
 {
     if (len >= 2 && (s[0] == 'v' || s[0] == 'V')) {
         size_t i = 1;
-        while (i < len && is_hex(s[i]))
+        while (i < len && rig__is_hex(s[i]))
             i++;
         if (i == 1 || i >= len || s[i] != '.')
             return false;

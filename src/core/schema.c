@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/schema_internal.h"
+#include "util/hex.h"
 
 /* Property tables with more rows than this get a hash index. */
 #define LINEAR_PROPS 8
@@ -630,17 +631,6 @@ static int kw_not(compiler *c, uint32_t n, const char *kw, rig_json_val v)
     return 0;
 }
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* "$ref": "#" or "#<JSON pointer>", percent-encoded as a URI fragment. */
 static int kw_ref(compiler *c, uint32_t n, const char *kw, rig_json_val v)
 {
@@ -662,7 +652,7 @@ static int kw_ref(compiler *c, uint32_t n, const char *kw, rig_json_val v)
     size_t k = 0;
     for (size_t i = 1; i < len; i++) {
         if (ref[i] == '%') {
-            int hi = i + 2 < len ? hexval(ref[i + 1]) : -1, lo = hi >= 0 ? hexval(ref[i + 2]) : -1;
+            int hi = i + 2 < len ? rig__hex_value(ref[i + 1]) : -1, lo = hi >= 0 ? rig__hex_value(ref[i + 2]) : -1;
             if (lo < 0 || (hi == 0 && lo == 0))
                 return fail(c, n, kw, "\"$ref\" '%.80s' has a bad percent escape", ref);
             ptr[k++] = (char)(hi * 16 + lo);

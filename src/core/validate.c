@@ -34,6 +34,7 @@
 
 #include "core/schema_internal.h"
 #include "util/hash.h"
+#include "util/hex.h"
 
 #define MAX_LEVELS 1024u  /* nesting of the instance that is followed */
 #define MAX_FRAMES 2048u  /* C recursion: levels plus in-place applicators */
@@ -510,21 +511,12 @@ static const char *string_bytes(vctx *c, rig_json_val v, size_t *len, bool copy)
     return c->buf;
 }
 
-static int hexdigit(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return 0;
-}
-
+/* Four hex digits of a \u escape the parser has already checked. */
 static unsigned hex4(const char *p)
 {
-    return (unsigned)(hexdigit(p[0]) << 12 | hexdigit(p[1]) << 8 | hexdigit(p[2]) << 4 |
-                      hexdigit(p[3]));
+    unsigned v = 0;
+    rig__hex4(p, &v);
+    return v;
 }
 
 /* Code points in string v, counted on its text (escapes included) so

@@ -30,6 +30,7 @@
 #endif
 
 #include "json/internal.h"
+#include "util/hex.h"
 
 #define SMALL_OBJECT 16
 
@@ -110,24 +111,6 @@ static grown grow(void *arr, uint32_t cap, size_t elem, uint32_t want) {
 
 /* ---- strings */
 
-static bool hex4(const char *p, unsigned *out) {
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned c = (unsigned char)p[i], x;
-        if (c - '0' < 10)
-            x = c - '0';
-        else if ((c | 0x20) - 'a' < 6)
-            x = (c | 0x20) - 'a' + 10;
-        else
-            return false;
-        v = v << 4 | x;
-    }
-    *out = v;
-    return true;
-}
-
-static bool is_hex(char c) { return (unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 6; }
-
 /* Does the input end inside what could still become a valid UTF-8 sequence?
  * Then it was cut short, rather than wrong. */
 static bool utf8_cut_short(const char *p, const char *end) {
@@ -151,7 +134,7 @@ static bool escape_cut_short(const char *p, const char *end) {
     for (int i = 0; p + i < end; i++) {
         if (i >= 6)
             return false;
-        if (i == 0 ? p[i] != '\\' : i == 1 ? p[i] != 'u' : !is_hex(p[i]))
+        if (i == 0 ? p[i] != '\\' : i == 1 ? p[i] != 'u' : !rig__is_hex(p[i]))
             return false;
     }
     return true;
@@ -174,9 +157,9 @@ static int scan_escape(const char **pp, const char *end, unsigned flags, size_t 
     default: return fail(e, RIG_JSON_ESTRING, p - 1, "invalid escape");
     }
     unsigned cp, lo;
-    if (end - p < 5 || !hex4(p + 1, &cp)) {
+    if (end - p < 5 || !rig__hex4(p + 1, &cp)) {
         for (const char *q = p + 1; q < end && q < p + 5; q++)
-            if (!is_hex(*q))
+            if (!rig__is_hex(*q))
                 return fail(e, RIG_JSON_ESTRING, p - 1, "invalid \\u escape (needs four hex digits)");
         return fail(e, RIG_JSON_ETRUNCATED, end, "unterminated string");
     }
@@ -187,7 +170,7 @@ static int scan_escape(const char **pp, const char *end, unsigned flags, size_t 
         *saved += 4;
     } else if (cp < 0xD800 || cp > 0xDFFF) {
         *saved += 3;
-    } else if (cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, &lo) &&
+    } else if (cp <= 0xDBFF && end - p >= 6 && p[0] == '\\' && p[1] == 'u' && rig__hex4(p + 2, &lo) &&
                lo >= 0xDC00 && lo <= 0xDFFF) {
         p += 6;
         *saved += 8; /* twelve characters become four bytes */

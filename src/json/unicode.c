@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json/internal.h"
+#include "util/hex.h"
 
 size_t rig__utf8_seq(const unsigned char *p, const unsigned char *end) {
     /* Well-formed sequences, Unicode 15 table 3-7: no overlongs (C0, C1, E0 80..9F,
@@ -31,16 +32,10 @@ size_t rig__utf8_seq(const unsigned char *p, const unsigned char *end) {
     return 0;
 }
 
+/* Four hex digits the parser has already checked. */
 static unsigned hex4(const char *p) {
     unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned c = (unsigned char)p[i];
-        v <<= 4;
-        if (c <= '9')
-            v |= c - '0';
-        else
-            v |= (c | 0x20) - 'a' + 10;
-    }
+    rig__hex4(p, &v);
     return v;
 }
 
