@@ -302,6 +302,10 @@ RIG_API int rig_json_write_array_end(rig_json_writer *w);
 /* An object key; must be followed by a value. */
 RIG_API int rig_json_write_key(rig_json_writer *w, const char *key);
 RIG_API int rig_json_write_keyn(rig_json_writer *w, const char *key, size_t len);
+/* The key is string v of a parsed document (a key from rig_json_iter_member,
+ * or any string value), copied without decoding when it has no escapes:
+ * the way to copy an object member by member. EINVAL if v is no string. */
+RIG_API int rig_json_write_keyv(rig_json_writer *w, rig_json_val v);
 /* A string, escaped. Bytes that are not valid UTF-8 are written as U+FFFD
  * (one per byte), so the output is always valid JSON. */
 RIG_API int rig_json_write_string(rig_json_writer *w, const char *s);

@@ -99,21 +99,7 @@ static int strip_notes(struct rig_call *c)
                     !schema_declares(c->tool, stripped_keys[k]);
         if (skip)
             continue;
-        const char *kp;
-        size_t klen;
-        if (rig_json_str_view(key, &kp, &klen)) {
-            rig_json_write_keyn(&w, kp, klen);
-        } else {
-            klen = rig_json_str_len(key);
-            char *kbuf = malloc(klen + 1);
-            if (!kbuf) {
-                rig_json_writer_free(&w);
-                return RIG_ENOMEM;
-            }
-            rig_json_str_copy(key, kbuf, klen + 1, NULL);
-            rig_json_write_keyn(&w, kbuf, klen);
-            free(kbuf);
-        }
+        rig_json_write_keyv(&w, key);
         rig_json_write_value(&w, val);
     }
     rig_json_write_object_end(&w);

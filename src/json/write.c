@@ -583,6 +583,16 @@ static char *put_node_string(rig_json_writer *w, char *o, const rig_json_doc *d,
     return o;
 }
 
+int rig_json_write_keyv(rig_json_writer *w, rig_json_val v) {
+    if (w->err)
+        return w->err;
+    if (!v.doc || node_type(&v.doc->nodes[v.idx]) != T_STRING)
+        return set_error(w, RIG_JSON_EINVAL);
+    const node *n = &v.doc->nodes[v.idx];
+    char *o = key_slot(w, node_string_room(n) - 4);
+    return o ? key_done(w, put_node_string(w, o, v.doc, n)) : w->err;
+}
+
 typedef struct level {
     uint32_t end;
     bool object;

@@ -1995,6 +1995,41 @@ static void test_writer_moved_by_value(void **state) {
     rig_json_writer_free(&w2);
 }
 
+/* Copying an object member by member: keys from the document, escaped or
+ * not, come out as keys; a non-string is refused. */
+static void test_keyv_copies_keys(void **state) {
+    (void)state;
+    rig_json_doc *d = parse_ok("{\"plain\":1,\"esc\\u00e9\\n\":[2],\"drop\":3}");
+    rig_json_writer w;
+    rig_json_writer_init(&w, 0);
+    rig_json_write_object_begin(&w);
+    rig_json_iter it = rig_json_iter_init(rig_json_doc_root(d));
+    rig_json_val k, v;
+    while (rig_json_iter_member(&it, &k, &v)) {
+        if (rig_json_str_eq(k, "drop"))
+            continue;
+        assert_int_equal(rig_json_write_keyv(&w, k), 0);
+        rig_json_write_value(&w, v);
+    }
+    rig_json_write_object_end(&w);
+    size_t len;
+    assert_string_equal(rig_json_writer_finish(&w, &len), "{\"plain\":1,\"esc\xc3\xa9\\n\":[2]}");
+    rig_json_writer_free(&w);
+    /* a value that is no string, and a key where a value belongs */
+    rig_json_writer_init(&w, 0);
+    rig_json_write_object_begin(&w);
+    assert_int_equal(rig_json_write_keyv(&w, rig_json_get(rig_json_doc_root(d), "plain")),
+                     RIG_JSON_EINVAL);
+    rig_json_writer_free(&w);
+    rig_json_writer_init(&w, 0);
+    rig_json_write_array_begin(&w);
+    it = rig_json_iter_init(rig_json_doc_root(d));
+    rig_json_iter_member(&it, &k, &v);
+    assert_int_equal(rig_json_write_keyv(&w, k), RIG_JSON_EUSAGE);
+    rig_json_writer_free(&w);
+    rig_json_doc_free(d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_moved_by_value),
@@ -2028,6 +2063,7 @@ int main(void) {
         cmocka_unit_test(test_format_double_random_bits),
         cmocka_unit_test(test_format_double_random_decimals),
         cmocka_unit_test(test_format_double_subnormals),
+        cmocka_unit_test(test_keyv_copies_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
