@@ -203,13 +203,7 @@ static int resolve(const rig_registry *reg, const char *name, rig_json_val param
         if (!params_empty(params))
             return rig_error_set(err, RIG_EPARAMS, "'%s' is a fixed tool instance and takes no "
                                  "params; resolve it without params.", name);
-        rig_tool *t = rig__tool_clone(e->tool, err);
-        if (!t)
-            return err ? err->code : RIG_ENOMEM;
-        int rc = rig_toolset_add(into, t, err);
-        if (rc != RIG_OK)
-            rig_tool_free(t);
-        return rc;
+        return rig__toolset_adopt(into, rig__tool_clone(e->tool, err), err);
     }
     case K_PRESET:
         if (!params_empty(params))

@@ -363,6 +363,16 @@ size_t rig__toolset_cap(const rig_toolset *ts)
     return ts->output_cap;
 }
 
+int rig__toolset_adopt(rig_toolset *ts, rig_tool *t, rig_error *err)
+{
+    if (!t)
+        return err && err->code ? err->code : RIG_ENOMEM;
+    int rc = rig_toolset_add(ts, t, err);
+    if (rc != RIG_OK)
+        rig_tool_free(t);
+    return rc;
+}
+
 struct rig_call *rig__toolset_take_spare(rig_toolset *ts)
 {
     pthread_mutex_lock(&ts->spare_mu);

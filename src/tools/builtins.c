@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/registry.h"
+#include "core/internal.h"
 #include "tools/builtins.h"
 
 rig_tool *rig__builtin_new(const rig_builtin_spec *spec, void *data, rig_close_fn close,
@@ -85,13 +85,7 @@ static int builtin_factory(rig_toolset *into, rig_json_val params, void *ud, rig
                              "without params.",
                              name, b->name);
     }
-    rig_tool *t = b->make(err);
-    if (!t)
-        return err ? err->code : RIG_ENOMEM;
-    int rc = rig_toolset_add(into, t, err);
-    if (rc != RIG_OK)
-        rig_tool_free(t);
-    return rc;
+    return rig__toolset_adopt(into, b->make(err), err);
 }
 
 int rig_registry_add_builtins(rig_registry *reg, rig_error *err) {
