@@ -3,7 +3,7 @@
 #
 # Environment:
 #   FUZZ_RUNS=N       run N executions per target instead of SECONDS (-runs=N)
-#   FUZZ_TARGETS="…"  which targets (default: all three)
+#   FUZZ_TARGETS="…"  which targets (default: every fuzz_* the build made)
 #   FUZZ_JOBS=J       J parallel processes per target (libFuzzer -jobs/-workers);
 #                     with FUZZ_RUNS the N executions are split between them
 #   FUZZ_ARGS="…"     extra libFuzzer flags
@@ -24,7 +24,17 @@ build=$(cd "$1" && pwd) || exit 2
 seconds=${2:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 suite="$here/../../shared/data/JSONTestSuite/test_parsing"
-targets=${FUZZ_TARGETS:-"fuzz_json_parse fuzz_json_write fuzz_json_frame"}
+# every fuzz_* executable the build made
+default_targets() {
+  for f in "$build"/fuzz/fuzz_*; do
+    if [ -f "$f" ] && [ -x "$f" ]; then basename "$f"; fi
+  done | tr '\n' ' '
+}
+targets=${FUZZ_TARGETS:-$(default_targets)}
+if [ -z "${targets// }" ]; then
+  echo "run.sh: no fuzz targets in $build/fuzz (configure with -Dfuzz=true and run ninja)" >&2
+  exit 1
+fi
 jobs=${FUZZ_JOBS:-1}
 
 # A sanitizer report stops the run so the input is kept; leaks count too.

@@ -57,8 +57,8 @@ static bool in_list(const char **list, size_t n, const char *s)
 
 /* HUD's role exclusion, for every tool at once: natives supporting the
  * model claim their role and api_name in order (a later native with a
- * claimed role is skipped); then generic tools whose role is claimed or
- * whose name is a claimed api_name are skipped. */
+ * claimed role or api_name is skipped); then generic tools whose role is
+ * claimed or whose name is a claimed api_name are skipped. */
 static enum verdict *decide(const rig_toolset *ts, const rig_export_opts *o)
 {
     size_t n = rig_toolset_count(ts);
