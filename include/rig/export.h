@@ -45,8 +45,11 @@ typedef struct rig_export_opts {
     rig_format format;
     const char *model;   /* NULL: no native specs apply */
     /* Add optional "security_risk" (enum UNKNOWN/LOW/MEDIUM/HIGH) and
-     * "summary" properties, first, to every tool that is not read-only. The
-     * toolset strips them from arguments before the tool runs. */
+     * "summary" properties, first, to every tool that is not read-only,
+     * unless the tool's schema names the field itself (in properties or
+     * required): then it is the tool's. The toolset strips them from the
+     * arguments before the tool runs and hands them over as
+     * rig_call_security_risk / rig_call_summary. */
     bool security_risk;
 } rig_export_opts;
 

@@ -111,6 +111,7 @@ bool rig_toolset_exports_tool(const rig_toolset *ts, const rig_export_opts *opts
         *native = false;
     if (!ts || !opts || !t)
         return false;
+    rig__toolset_read_lock(ts);
     enum verdict *v = decide(ts, opts);
     bool out = false;
     for (size_t i = 0; v && i < rig_toolset_count(ts); i++)
@@ -119,6 +120,7 @@ bool rig_toolset_exports_tool(const rig_toolset *ts, const rig_export_opts *opts
             if (native)
                 *native = v[i] == V_NATIVE;
         }
+    rig__toolset_read_unlock(ts);
     free(v);
     return out;
 }
@@ -633,13 +635,9 @@ static void write_native(rig_json_writer *w, const rig_native_spec *s, rig_forma
     rig_json_write_object_end(w);
 }
 
-int rig_toolset_export(const rig_toolset *ts, const rig_export_opts *opts, rig_json_writer *w,
-                       rig_error *err)
+static int export_tools(const rig_toolset *ts, const rig_export_opts *opts, rig_json_writer *w,
+                        rig_error *err)
 {
-    if (!ts || !opts || !w)
-        return rig_error_set(err, RIG_EINVAL, "No toolset, options or writer were given.");
-    if ((unsigned)opts->format > RIG_FORMAT_GEMINI)
-        return rig_error_set(err, RIG_EINVAL, "Unknown export format %d.", (int)opts->format);
     enum verdict *v = decide(ts, opts);
     if (!v)
         return rig_error_set(err, RIG_ENOMEM, "Out of memory.");
@@ -688,4 +686,18 @@ int rig_toolset_export(const rig_toolset *ts, const rig_export_opts *opts, rig_j
     rig_json_write_object_end(w);
     free(v);
     return rig_json_writer_error(w) ? rig_error_set(err, RIG_ENOMEM, "Out of memory.") : RIG_OK;
+}
+
+int rig_toolset_export(const rig_toolset *ts, const rig_export_opts *opts, rig_json_writer *w,
+                       rig_error *err)
+{
+    if (!ts || !opts || !w)
+        return rig_error_set(err, RIG_EINVAL, "No toolset, options or writer were given.");
+    if ((unsigned)opts->format > RIG_FORMAT_GEMINI)
+        return rig_error_set(err, RIG_EINVAL, "Unknown export format %d.", (int)opts->format);
+    /* A tool added or removed meanwhile must not move the table under us. */
+    rig__toolset_read_lock(ts);
+    int rc = export_tools(ts, opts, w, err);
+    rig__toolset_read_unlock(ts);
+    return rc;
 }

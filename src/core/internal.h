@@ -141,6 +141,9 @@ RIG_INTERNAL size_t rig__toolset_cap(const struct rig_toolset *ts);
 /* Add `t` (NULL: the failure its constructor left in err) or free it:
  * for factories, which own what they made until the toolset takes it. */
 RIG_INTERNAL int rig__toolset_adopt(struct rig_toolset *ts, rig_tool *t, rig_error *err);
+/* Hold the tool table still while walking it (the export does). */
+RIG_INTERNAL void rig__toolset_read_lock(const struct rig_toolset *ts);
+RIG_INTERNAL void rig__toolset_read_unlock(const struct rig_toolset *ts);
 /* The call cache: take a spare (NULL if none), give one back (false if full). */
 RIG_INTERNAL struct rig_call *rig__toolset_take_spare(struct rig_toolset *ts);
 RIG_INTERNAL bool rig__toolset_put_spare(struct rig_toolset *ts, struct rig_call *c);

@@ -50,6 +50,7 @@ struct rig_toolset {
     pthread_t *workers;
     unsigned started;
     pthread_t timer;
+    int64_t timer_wakes;       /* when the timer sleeps until (INT64_MAX: no deadline) */
     bool timer_started;
     bool stopping;
     size_t active;             /* jobs queued or running */
@@ -132,6 +133,7 @@ rig_toolset *rig_toolset_new(void)
     ts->output_cap = RIG_OUTPUT_CAP_DEFAULT;
     ts->timeout_ms = RIG_TIMEOUT_DEFAULT_MS;
     ts->n_workers = RIG_WORKERS_DEFAULT;
+    ts->timer_wakes = INT64_MAX;
     return ts;
 }
 
@@ -351,6 +353,16 @@ int rig_toolset_on(rig_toolset *ts, const char *event, rig_event_fn fn, void *ud
 int rig_toolset_off(rig_toolset *ts, const char *event, rig_event_fn fn, void *ud)
 {
     return ts ? rig__hooks_remove_listener(&ts->hooks, event, fn, ud) : RIG_EINVAL;
+}
+
+void rig__toolset_read_lock(const rig_toolset *ts)
+{
+    pthread_rwlock_rdlock((pthread_rwlock_t *)&ts->lock);
+}
+
+void rig__toolset_read_unlock(const rig_toolset *ts)
+{
+    pthread_rwlock_unlock((pthread_rwlock_t *)&ts->lock);
 }
 
 const hooks *rig__toolset_hooks(const rig_toolset *ts)
@@ -601,6 +613,7 @@ static void *timer_main(void *arg)
             pthread_mutex_lock(&ts->mu);
             continue;
         }
+        ts->timer_wakes = next;
         if (next == INT64_MAX) {
             pthread_cond_wait(&ts->timer_cv, &ts->mu);
         } else {
@@ -670,7 +683,13 @@ static void enqueue(rig_toolset *ts, rig_job *j)
             ts->deadlines->dl_prev = j;
         ts->deadlines = j;
         j->on_deadline_list = true;
-        pthread_cond_signal(&ts->timer_cv);
+        /* Every call has a deadline (300 s by default), so waking the timer
+         * for each would cost a thread wake-up a call; it needs to know
+         * only of one earlier than the one it sleeps until. */
+        if (j->call->deadline_ns < ts->timer_wakes) {
+            ts->timer_wakes = j->call->deadline_ns;
+            pthread_cond_signal(&ts->timer_cv);
+        }
     }
     pthread_cond_signal(&ts->work_cv);
     pthread_mutex_unlock(&ts->mu);
