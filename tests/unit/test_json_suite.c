@@ -103,7 +103,8 @@ static int suite_setup(void **state) {
 static bool suite_present(void) {
     DIR *d = opendir(suite_path);
     if (!d) {
-        print_message("JSONTestSuite not found at %s (set RIG_JSONTESTSUITE); skipping\n",
+        /* A "#" line: TAP's comment; other text on stdout breaks the stream. */
+        print_message("# JSONTestSuite not found at %s (set RIG_JSONTESTSUITE); skipping\n",
                       suite_path);
         return false;
     }
@@ -274,5 +275,15 @@ int main(void) {
         cmocka_unit_test(test_i_decided),   cmocka_unit_test(test_i_values),
         cmocka_unit_test(test_i_strict_flags),
     };
+    /* Without the suite the whole program is one TAP skip ("1..0 # SKIP"):
+     * cmocka reports a skipped test as "not ok # SKIP", which meson counts
+     * as a failure. */
+    suite_setup(NULL);
+    DIR *d = opendir(suite_path);
+    if (!d) {
+        printf("1..0 # SKIP JSONTestSuite not found at %s (set RIG_JSONTESTSUITE)\n", suite_path);
+        return 0;
+    }
+    closedir(d);
     return cmocka_run_group_tests(tests, suite_setup, NULL);
 }
