@@ -21,6 +21,12 @@ __attribute__((noreturn, format(printf, 1, 2)))
 #endif
 void bench_die(const char *fmt, ...);
 
+/* machine.c: the header of every benchmark's report. bench_print_machine
+ * prints the title and the date, CPU, kernel, compiler and rig rows of the
+ * table; the caller adds its own rows (peers, load, method). */
+void bench_print_machine(const char *title);
+const char *bench_loadavg(void); /* /proc/loadavg's line */
+
 typedef struct bench_text {
     const char *p;
     size_t len;

@@ -33,10 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "rig/rig.h"
 
 #ifndef BENCH_BUILD
@@ -223,54 +223,9 @@ static void race(contestant *cs, int n, double target, long min_reps, long max_r
     }
 }
 
-static const char *loadavg(void) {
-    static char load[128];
-    snprintf(load, sizeof load, "unknown");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(load, sizeof load, f))
-            load[strcspn(load, "\n")] = '\0';
-        fclose(f);
-    }
-    return load;
-}
-
 static void print_machine(void) {
-    char model[256] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *p = strchr(line, ':');
-                if (p)
-                    snprintf(model, sizeof model, "%s", p + 1 + strspn(p + 1, " \t"));
-                model[strcspn(model, "\n")] = '\0';
-                break;
-            }
-        fclose(f);
-    }
-    struct utsname u;
-    char kernel[300] = "unknown";
-    if (uname(&u) == 0)
-        snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
-    char date[64];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
-    printf("# rig dispatch benchmark: validation and one tool call\n\n");
-    printf("| | |\n|---|---|\n");
-    printf("| date | %s |\n", date);
-    printf("| CPU | %s (%ld online) |\n", model, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("| kernel | %s |\n", kernel);
-#if defined(__clang__)
-    printf("| compiler | clang %s (%s) |\n", __clang_version__, BENCH_BUILD);
-#elif defined(__GNUC__)
-    printf("| compiler | gcc %s (%s) |\n", __VERSION__, BENCH_BUILD);
-#endif
-    printf("| rig | %s (static, built with this project) |\n", rig_version());
-    printf("| load average at start | %s |\n", loadavg());
+    bench_print_machine("rig dispatch benchmark: validation and one tool call");
+    printf("| load average at start | %s |\n", bench_loadavg());
     printf("| method | median of %d runs; contestants take turns run by run |\n\n", g_runs);
 }
 
@@ -415,7 +370,7 @@ int main(int argc, char **argv) {
     if (dump_dir)
         dump(dump_dir, cs, n);
     printf("Checksum of outputs: %016llx (total %.0f s; load average at the end: %s)\n",
-           (unsigned long long)sink, now_s() - start, loadavg());
+           (unsigned long long)sink, now_s() - start, bench_loadavg());
     rig_json_doc_free(doc);
     rig_toolset_free(ts);
     return 0;

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -664,65 +663,11 @@ static void print_cpu_share(const contestant *cs, int n) {
 
 /* ------------------------------------------------------------ machine */
 
-/* /proc/loadavg: 1, 5 and 15 minute load, running/total tasks */
-static const char *loadavg(void) {
-    static char load[128];
-    snprintf(load, sizeof load, "unknown");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(load, sizeof load, f))
-            load[strcspn(load, "\n")] = '\0';
-        fclose(f);
-    }
-    return load;
-}
-
 static void print_machine(void) {
-    char model[256] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0) {
-                const char *p = strchr(line, ':');
-                if (p) {
-                    p++;
-                    while (*p == ' ' || *p == '\t')
-                        p++;
-                    snprintf(model, sizeof model, "%s", p);
-                    model[strcspn(model, "\n")] = '\0';
-                }
-                break;
-            }
-        }
-        fclose(f);
-    }
-    struct utsname u;
-    char kernel[300] = "unknown";
-    if (uname(&u) == 0)
-        snprintf(kernel, sizeof kernel, "%s %s %s", u.sysname, u.release, u.machine);
-    char date[64];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
-
-    printf("# rig JSON benchmark\n\n");
-    printf("| | |\n|---|---|\n");
-    printf("| date | %s |\n", date);
-    printf("| CPU | %s (%ld online) |\n", model, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("| kernel | %s |\n", kernel);
-#if defined(__clang__)
-    printf("| compiler | clang %s (%s) |\n", __clang_version__, BENCH_BUILD);
-#elif defined(__GNUC__)
-    printf("| compiler | gcc %s (%s) |\n", __VERSION__, BENCH_BUILD);
-#else
-    printf("| compiler | unknown (%s) |\n", BENCH_BUILD);
-#endif
-    printf("| rig | %s (static, built with this project) |\n", rig_version());
+    bench_print_machine("rig JSON benchmark");
     printf("| jansson | %s (Debian package, shared) |\n", peer_jansson_version());
     printf("| json-c | %s (Debian package, shared) |\n", peer_jsonc_version());
-    printf("| load average at start | %s |\n", loadavg());
+    printf("| load average at start | %s |\n", bench_loadavg());
     printf("| method | median of %d runs; contestants take turns run by run |\n\n", g_runs);
 }
 
@@ -1217,7 +1162,7 @@ int main(int argc, char **argv) {
     if (!only || strcmp(only, "write") == 0)
         bench_write(buf_text(&src), &fg);
     printf("Checksum of outputs: %016llx (total %.0f s; load average at the end: %s)\n",
-           (unsigned long long)bench_sink, now_s() - t0, loadavg());
+           (unsigned long long)bench_sink, now_s() - t0, bench_loadavg());
     if (dump && !only)
         dump_figures(dump, &fg);
 
