@@ -782,16 +782,26 @@ static int check_array(vctx *c, const snode *sn, const frame *f)
 
 /* ---------------------------------------------------------------- objects */
 
-static const sprop *find_prop(const snode *sn, rig_json_val key)
+/* The property named by `key`. Models mostly send arguments in the order
+ * the schema lists them, so the property after the last one found (*hint)
+ * is tried first: a 5-argument call then costs 5 compares, not 15. */
+static const sprop *find_prop(const snode *sn, rig_json_val key, uint32_t *hint)
 {
     const char *p;
     size_t n;
     if (rig_json_str_view(key, &p, &n)) {
+        uint32_t h0 = *hint;
+        if (h0 < sn->nprops && sn->props[h0].len == n && memcmp(sn->props[h0].name, p, n) == 0) {
+            *hint = h0 + 1;
+            return &sn->props[h0];
+        }
         if (!sn->table) {
             for (uint32_t i = 0; i < sn->nprops; i++)
                 if (sn->props[i].len == n && (n == 0 || sn->props[i].name[0] == p[0]) &&
-                    memcmp(sn->props[i].name, p, n) == 0)
+                    memcmp(sn->props[i].name, p, n) == 0) {
+                    *hint = i + 1;
                     return &sn->props[i];
+                }
             return NULL;
         }
         for (uint32_t h = prop_hash(p, n) & sn->table_mask;; h = (h + 1) & sn->table_mask) {
@@ -904,8 +914,9 @@ static int check_members(vctx *c, const snode *sn, const frame *f, uint64_t *see
         rig_json_iter it = rig_json_iter_init(f->val);
         frame child = {f, {NULL, 0}, {NULL, 0}, 0, f->level + 1};
         rig_json_val k, v;
+        uint32_t hint = 0;
         while (rig_json_iter_member(&it, &k, &v)) {
-            const sprop *p = sn->nprops ? find_prop(sn, k) : NULL;
+            const sprop *p = sn->nprops ? find_prop(sn, k, &hint) : NULL;
             uint32_t sub = sn->addprops;
             bool listed = p && p->schema != SN_NONE; /* under "properties" */
             if (p) {
