@@ -392,11 +392,12 @@ rig_result *rig__call_run(struct rig_call *c, rig_error *err)
     if ((res = run_before(c, &t->hooks, err)))
         return res;
     if (rig_call_cancelled(c)) {
+        /* Worded like the deadline timer's answer, which this one races. */
         bool late = c->root->deadline_ns && rig__now_ns() >= c->root->deadline_ns;
-        rig_error_set(err, late ? RIG_ETIMEDOUT : RIG_ECANCELED, "Tool '%s' was %s before it ran.",
-                      t->name, late ? "out of time" : "cancelled");
-        return rig_result_error("Tool '%s' was %s before it ran.", t->name,
-                                late ? "out of time" : "cancelled");
+        const char *why = late ? "reached its deadline" : "was cancelled";
+        rig_error_set(err, late ? RIG_ETIMEDOUT : RIG_ECANCELED, "Tool '%s' %s before it ran.",
+                      t->name, why);
+        return rig_result_error("Tool '%s' %s before it ran.", t->name, why);
     }
     if (!t->fn) {
         rig_error_set(err, RIG_ETOOL, "Tool '%s' has no executor.", t->name);
@@ -476,17 +477,22 @@ int rig_call_sleep(rig_call *c, int64_t ms)
     if (!c)
         return RIG_EINVAL;
     struct rig_call *r = c->root;
-    int64_t wake = rig__now_ns() + (ms > 0 ? ms : 0) * 1000000;
+    int64_t start = rig__now_ns();
+    /* Saturate: rig_call_sleep(c, INT64_MAX) sleeps until stopped. */
+    int64_t wake = ms <= 0 ? start
+                 : ms > (INT64_MAX - start) / 1000000 ? INT64_MAX : start + ms * 1000000;
     int rc = RIG_OK;
     pthread_mutex_lock(&r->mu);
     for (;;) {
-        if (atomic_load(&r->cancelled)) {
-            rc = RIG_ECANCELED;
-            break;
-        }
+        /* The deadline first: the timer stops a late call through the
+         * cancel flag too, and the tool should learn that time ran out. */
         int64_t now = rig__now_ns();
         if (r->deadline_ns && now >= r->deadline_ns) {
             rc = RIG_ETIMEDOUT;
+            break;
+        }
+        if (atomic_load(&r->cancelled)) {
+            rc = RIG_ECANCELED;
             break;
         }
         if (now >= wake)

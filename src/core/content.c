@@ -536,12 +536,25 @@ int rig_result_write(const rig_result *r, rig_json_writer *w)
     return rig_json_writer_error(w) ? RIG_ENOMEM : RIG_OK;
 }
 
+/* The start of the character after the one at s[i]: a lead byte takes
+ * the continuation bytes it announces, and any other byte (a stray
+ * continuation byte, binary junk) is a character of its own, so text that
+ * is not UTF-8 cannot count as no characters and slip past the cap. */
+static size_t utf8_next(const char *s, size_t n, size_t i)
+{
+    unsigned char b = (unsigned char)s[i++];
+    size_t more = b >= 0xF8 ? 0 : b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : b >= 0xC0 ? 1 : 0;
+    while (more-- && i < n && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i++;
+    return i;
+}
+
 /* Characters (code points) in s[0..n). */
 static size_t utf8_chars(const char *s, size_t n)
 {
     size_t chars = 0;
-    for (size_t i = 0; i < n; i++)
-        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < n; i = utf8_next(s, n, i))
+        chars++;
     return chars;
 }
 
@@ -549,9 +562,8 @@ static size_t utf8_chars(const char *s, size_t n)
 static size_t utf8_offset(const char *s, size_t n, size_t k)
 {
     size_t i = 0;
-    for (; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80 && k-- == 0)
-            break;
+    while (i < n && k--)
+        i = utf8_next(s, n, i);
     return i;
 }
 

@@ -251,17 +251,30 @@ int rig_registry_resolve(const rig_registry *reg, const char *name, const char *
             rc = rig_error_set(err, RIG_EEXIST, "A tool named '%s' is already in the toolset.",
                                tn);
     }
-    if (rc == RIG_OK) {
-        while (rig_toolset_count(scratch)) {
-            rig_tool *t = rig_toolset_at(scratch, 0);
-            rig__tool_ref(t);
-            rig_toolset_remove(scratch, t->name);
-            if ((rc = rig_toolset_add(into, t, err)) != RIG_OK) {
-                rig__tool_unref(t);
-                break;
-            }
+    /* Another thread may still take a name (or memory run out) while the
+     * tools move; then the ones already moved go back out. */
+    size_t total = rig_toolset_count(scratch), moved = 0;
+    rig_tool **done = rc == RIG_OK ? calloc(total ? total : 1, sizeof *done) : NULL;
+    if (rc == RIG_OK && !done)
+        rc = rig_error_set(err, RIG_ENOMEM, "Out of memory.");
+    while (rc == RIG_OK && rig_toolset_count(scratch)) {
+        rig_tool *t = rig_toolset_at(scratch, 0);
+        rig__tool_ref(t); /* the one `into` takes over */
+        rig__tool_ref(t); /* ours, so a rollback finds it alive */
+        rig_toolset_remove(scratch, t->name);
+        if ((rc = rig_toolset_add(into, t, err)) != RIG_OK) {
+            rig__tool_unref(t);
+            rig__tool_unref(t);
+            break;
         }
+        done[moved++] = t;
     }
+    for (size_t i = 0; i < moved; i++) {
+        if (rc != RIG_OK && rig_toolset_get(into, done[i]->name) == done[i])
+            rig_toolset_remove(into, done[i]->name);
+        rig__tool_unref(done[i]);
+    }
+    free(done);
     rig_toolset_free(scratch);
     return rc;
 }

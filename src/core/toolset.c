@@ -236,10 +236,15 @@ int rig_toolset_add(rig_toolset *ts, rig_tool *t, rig_error *err)
         }
     }
     t->owner = ts;
+    /* Once the lock is released another thread may remove (and free) the
+     * tool; keep it alive until its "add" event has been told. */
+    rig__tool_ref(t);
 out:
     pthread_rwlock_unlock(&ts->lock);
-    if (rc == RIG_OK)
+    if (rc == RIG_OK) {
         fire(ts, "add", t);
+        rig__tool_unref(t);
+    }
     return rc;
 }
 
@@ -468,8 +473,11 @@ static struct rig_call *prepare(rig_toolset *ts, const char *name, const char *a
     if (!c)
         return NULL;
     int64_t timeout = opts && opts->timeout_ms ? opts->timeout_ms : ts->timeout_ms;
-    if (timeout > 0)
-        c->deadline_ns = rig__now_ns() + timeout * 1000000;
+    int64_t now = rig__now_ns();
+    /* A timeout too long to count in nanoseconds (centuries) is none, not
+     * a deadline that overflowed into the past. */
+    if (timeout > 0 && timeout <= (INT64_MAX - now) / 1000000)
+        c->deadline_ns = now + timeout * 1000000;
     return c;
 }
 
@@ -630,6 +638,9 @@ static int pool_start(rig_toolset *ts)
 {
     if (ts->started)
         return RIG_OK;
+    /* A start that made no thread left its array behind (and the worker
+     * count may have changed since): make a new one. */
+    free(ts->workers);
     ts->workers = calloc(ts->n_workers, sizeof *ts->workers);
     if (!ts->workers)
         return RIG_ENOMEM;

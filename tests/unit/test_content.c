@@ -161,6 +161,50 @@ static void test_cap_utf8_and_blocks(void **state)
     rig_result_free(r);
 }
 
+/* The cap's edges: a cap of one character, empty text blocks, a four-byte
+ * character at the cut, and bytes that are not UTF-8 at all (a binary file
+ * read as text must not slip past the cap by counting as no characters). */
+static void test_cap_edges(void **state)
+{
+    (void)state;
+    rig_result *r = rig_result_new();
+    rig_result_text(r, "ab");
+    assert_int_equal(rig_result_cap(r, 1), 1);
+    const rig_content *c = rig_result_block(r, 0);
+    assert_int_equal(c->text[c->text_len - 1], 'b'); /* the tail character survives */
+    assert_non_null(strstr(c->text, "1 characters cut"));
+    rig_result_free(r);
+
+    r = rig_result_new();
+    rig_result_text(r, "");
+    rig_result_text(r, "");
+    rig_result_text(r, "0123456789");
+    assert_int_equal(rig_result_cap(r, 12), 0); /* "\n\n0123456789" is 12 */
+    assert_int_equal(rig_result_cap(r, 4), 8);
+    assert_int_equal(rig_result_count(r), 1);
+    c = rig_result_block(r, 0);
+    assert_memory_equal(c->text, "\n\n", 2);
+    assert_memory_equal(c->text + c->text_len - 2, "89", 2);
+    rig_result_free(r);
+
+    /* "a😀b😀c": the cut lands beside the 4-byte characters, never inside. */
+    r = rig_result_new();
+    rig_result_text(r, "a\xf0\x9f\x98\x80" "b\xf0\x9f\x98\x80" "c");
+    assert_int_equal(rig_result_cap(r, 4), 1);
+    c = rig_result_block(r, 0);
+    assert_memory_equal(c->text, "a\xf0\x9f\x98\x80\n", 6);
+    assert_memory_equal(c->text + c->text_len - 5, "\xf0\x9f\x98\x80" "c", 5);
+    rig_result_free(r);
+
+    r = rig_result_new();
+    char junk[1000];
+    memset(junk, 0x80, sizeof junk);
+    rig_result_textn(r, junk, sizeof junk);
+    assert_true(rig_result_cap(r, 100) > 0);
+    assert_true(rig_result_block(r, 0)->text_len < 300);
+    rig_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_error_and_content_helpers),
         cmocka_unit_test(test_evaluation),
         cmocka_unit_test(test_cap_utf8_and_blocks),
+        cmocka_unit_test(test_cap_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* test_hub.c — one dispatcher tool over hidden inner tools: its schema,
  * dispatch with the inner tool's own validation and hooks, the catalog, and
  * listing. */
+#include <pthread.h>
+
 #include "testing.h"
 
 static rig_result *contains(rig_call *call)
@@ -163,12 +165,71 @@ static void test_schema_and_catalog(void **state)
     rig_toolset_free(ts);
 }
 
+/* An inner tool sleeps on the outer call: cancelling or timing out the
+ * hub's job wakes it; and a hub copied by a registry (its inner tools
+ * copied too) works in two toolsets at once. */
+static rig_result *nap(rig_call *call)
+{
+    int rc = rig_call_sleep(call, 10000);
+    return rc == RIG_OK ? rig_result_content("slept", NULL, NULL)
+                        : rig_result_error("interrupted: %s", rig_strerror(rc));
+}
+
+struct box {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int calls, status;
+};
+
+static void on_done(rig_result *res, int status, void *ud)
+{
+    struct box *b = ud;
+    pthread_mutex_lock(&b->mu);
+    b->calls++;
+    b->status = status;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    rig_result_free(res);
+}
+
+static void test_inner_tool_stops_with_the_hub(void **state)
+{
+    (void)state;
+    rig_error err;
+    rig_tool *hub = rig_hub_new("h", NULL, &err);
+    assert_int_equal(rig_hub_add(hub, inner("nap", "{\"type\":\"object\"}", nap), &err), RIG_OK);
+    rig_registry *reg = rig_registry_new();
+    assert_int_equal(rig_registry_add_instance(reg, "h", hub, &err), RIG_OK);
+    rig_toolset *a = rig_toolset_new(), *b = rig_toolset_new();
+    assert_int_equal(rig_registry_resolve(reg, "h", NULL, 0, a, &err), RIG_OK);
+    assert_int_equal(rig_registry_resolve(reg, "h", NULL, 0, b, &err), RIG_OK);
+    rig_registry_free(reg);
+
+    struct box bx = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    static const char args[] = "{\"name\":\"nap\"}";
+    rig_job *j = rig_toolset_submit(a, "h", args, sizeof args - 1, NULL, on_done, &bx);
+    rig_call_opts opts = {.timeout_ms = 30};
+    rig_result *r = rig_toolset_call(b, "h", args, sizeof args - 1, &opts, &err);
+    assert_int_equal(err.code, RIG_ETIMEDOUT);
+    rig_result_free(r);
+    rig_job_cancel(j);
+    pthread_mutex_lock(&bx.mu);
+    while (!bx.calls)
+        pthread_cond_wait(&bx.cv, &bx.mu);
+    pthread_mutex_unlock(&bx.mu);
+    assert_int_equal(bx.status, RIG_ECANCELED);
+    rig_job_release(j);
+    rig_toolset_free(a); /* waits for the inner tool, which woke at once */
+    rig_toolset_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_dispatch_errors),
         cmocka_unit_test(test_schema_and_catalog),
+        cmocka_unit_test(test_inner_tool_stops_with_the_hub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,6 +116,35 @@ static void test_resolve_errors(void **state)
     rig_registry_free(reg);
 }
 
+/* Another thread adds "counter_get" the moment "fixed" lands (here: an
+ * "add" listener does, at the same point a racing thread could): the preset
+ * fails, and takes "fixed" back out rather than leave half of itself. */
+static void add_rival(const char *event, const rig_tool *t, const char *data, void *ud)
+{
+    (void)event, (void)data;
+    if (strcmp(rig_tool_name(t), "fixed") != 0)
+        return;
+    rig_error err;
+    rig_tool *rival = rig_tool_new("counter_get", &err);
+    rig_tool_set_executor(rival, answer, NULL, NULL);
+    assert_int_equal(rig_toolset_add(ud, rival, &err), RIG_OK);
+}
+
+static void test_resolve_race_leaves_nothing(void **state)
+{
+    (void)state;
+    rig_registry *reg = make_registry();
+    rig_toolset *ts = rig_toolset_new();
+    assert_int_equal(rig_toolset_on(ts, "add", add_rival, ts), RIG_OK);
+    rig_error err;
+    assert_int_equal(rig_registry_resolve(reg, "all", NULL, 0, ts, &err), RIG_EEXIST);
+    assert_null(rig_toolset_get(ts, "fixed"));
+    assert_null(rig_toolset_get(ts, "counter_bump"));
+    assert_int_equal(rig_toolset_count(ts), 1); /* the rival alone */
+    rig_toolset_free(ts);
+    rig_registry_free(reg);
+}
+
 static void test_factory_shares_state(void **state)
 {
     (void)state;
@@ -172,6 +201,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registration_errors),
         cmocka_unit_test(test_resolve_errors),
+        cmocka_unit_test(test_resolve_race_leaves_nothing),
         cmocka_unit_test(test_factory_shares_state),
         cmocka_unit_test(test_instances_and_presets),
         cmocka_unit_test(test_self_referencing_preset),

@@ -296,7 +296,12 @@ static void test_hostile_arguments(void **state)
     rig_toolset_set_output_cap(ts, 0);
     size_t big = 1 << 20;
     char *args = malloc(big + 32);
-    n = (size_t)sprintf(args, "{\"path\":\"");
+    assert_non_null(args);
+    /* (memcpy, not sprintf: GCC's -Warray-bounds under ASan misreads the
+     * sprintf'd offset and fails the build.) */
+    static const char head[] = "{\"path\":\"";
+    memcpy(args, head, sizeof head - 1);
+    n = sizeof head - 1;
     memset(args + n, 'x', big);
     n += big;
     n += (size_t)sprintf(args + n, "\"}");
@@ -498,6 +503,37 @@ static void test_deadline_with_stubborn_tool(void **state)
     assert_int_equal(atomic_load(&stubborn_done), atomic_load(&stubborn_started));
 }
 
+/* Once the deadline timer has stopped a call, the tool's own sleep says
+ * why: the deadline, not a cancellation (the timer wakes sleepers through
+ * the cancel flag). */
+static atomic_int late_sleep_rc;
+static rig_result *wakes_late(rig_call *call)
+{
+    if (rig_call_has(call, "warm"))
+        return rig_result_content("warm", NULL, NULL);
+    struct timespec ts = {0, 300 * 1000000};
+    nanosleep(&ts, NULL); /* past the deadline; the timer answers meanwhile */
+    atomic_store(&late_sleep_rc, rig_call_sleep(call, 10));
+    return rig_result_content("late", NULL, NULL);
+}
+
+static void test_sleep_after_deadline(void **state)
+{
+    (void)state;
+    atomic_store(&late_sleep_rc, 1);
+    rig_toolset *ts = toolset_with(make_tool("late", NULL, wakes_late, 0));
+    rig_error err;
+    /* Start the workers first, so the tool starts well before its deadline
+     * even under valgrind. */
+    rig_result_free(rig_toolset_call(ts, "late", "{\"warm\":1}", 10, NULL, &err));
+    rig_call_opts opts = {.timeout_ms = 100};
+    rig_result *r = rig_toolset_call(ts, "late", "{}", 2, &opts, &err);
+    assert_int_equal(err.code, RIG_ETIMEDOUT);
+    rig_result_free(r);
+    rig_toolset_free(ts); /* waits for the tool */
+    assert_int_equal(atomic_load(&late_sleep_rc), RIG_ETIMEDOUT);
+}
+
 struct done_box {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -576,6 +612,155 @@ static void test_submit_many(void **state)
     wait_done(&b);
     assert_int_equal(b.status, RIG_ENOENT);
     rig_job_release(j);
+    rig_toolset_free(ts);
+}
+
+/* A timeout or sleep too long to count in nanoseconds means "no deadline"
+ * and "sleep until stopped", not a deadline that wrapped into the past. */
+static rig_result *sleep_forever(rig_call *call)
+{
+    return rig_result_content(rig_strerror(rig_call_sleep(call, INT64_MAX)), NULL, NULL);
+}
+
+static void test_huge_timeouts(void **state)
+{
+    (void)state;
+    rig_toolset *ts = toolset_with(make_tool("five", five_args_schema, echo, 0));
+    rig_error err;
+    rig_call_opts opts = {.timeout_ms = INT64_MAX};
+    rig_result *r = rig_toolset_call(ts, "five", "{\"path\":\"a\"}", 12, &opts, &err);
+    assert_int_equal(err.code, RIG_OK);
+    assert_string_equal(text_of(r), "{\"path\":\"a\",\"count\":10}");
+    rig_result_free(r);
+    rig_toolset_set_timeout(ts, INT64_MAX);
+    r = rig_toolset_call(ts, "five", "{\"path\":\"a\"}", 12, NULL, &err);
+    assert_int_equal(err.code, RIG_OK);
+    rig_result_free(r);
+
+    /* rig_call_sleep(INT64_MAX) sleeps until the deadline (an inline tool:
+     * nothing but the sleep itself watches the clock). */
+    rig_toolset_add(ts, make_tool("forever", NULL, sleep_forever, RIG_TOOL_INLINE), &err);
+    opts.timeout_ms = 50;
+    double t0 = now_s();
+    r = rig_toolset_call(ts, "forever", "{}", 2, &opts, &err);
+    assert_true(now_s() - t0 >= 0.045);
+    assert_string_equal(text_of(r), rig_strerror(RIG_ETIMEDOUT));
+    rig_result_free(r);
+    rig_toolset_free(ts);
+}
+
+/* Jobs answered by whoever comes first (worker, cancel, deadline timer,
+ * rig_toolset_free), each exactly once; run under TSan and ASan. */
+static atomic_int race_done_calls;
+
+static void race_done(rig_result *res, int status, void *ud)
+{
+    (void)status, (void)ud;
+    atomic_fetch_add(&race_done_calls, 1);
+    rig_result_free(res);
+}
+
+static rig_result *nap(rig_call *call)
+{
+    rig_call_sleep(call, rig_call_int(call, "ms", 0));
+    return rig_result_content("woke", NULL, NULL);
+}
+
+struct canceller {
+    rig_job **jobs;
+    int n;
+};
+
+static void *cancel_all(void *arg)
+{
+    struct canceller *c = arg;
+    for (int i = c->n - 1; i >= 0; i--)
+        rig_job_cancel(c->jobs[i]);
+    return NULL;
+}
+
+static void test_completion_races(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    for (int round = 0; round < 3; round++) {
+        atomic_store(&race_done_calls, 0);
+        rig_toolset *ts = toolset_with(make_tool("nap", NULL, nap, 0));
+        rig_toolset_set_workers(ts, 4);
+        rig_job *jobs[N];
+        for (int i = 0; i < N; i++) {
+            char args[32];
+            int n = snprintf(args, sizeof args, "{\"ms\":%d}", i % 5);
+            rig_call_opts opts = {.timeout_ms = 1 + i % 3};
+            jobs[i] = rig_toolset_submit(ts, "nap", args, (size_t)n, &opts, race_done, NULL);
+            assert_non_null(jobs[i]);
+        }
+        struct canceller c = {jobs, round == 0 ? N : N / 2};
+        pthread_t th;
+        pthread_create(&th, NULL, cancel_all, &c);
+        if (round == 2)
+            rig_toolset_free(ts); /* with jobs still queued and running */
+        pthread_join(th, NULL);
+        if (round != 2)
+            rig_toolset_free(ts);
+        assert_int_equal(atomic_load(&race_done_calls), N);
+        for (int i = 0; i < N; i++) {
+            rig_job_cancel(jobs[i]); /* after done ran, even after the free */
+            rig_job_release(jobs[i]);
+        }
+        assert_int_equal(atomic_load(&race_done_calls), N);
+    }
+}
+
+/* Adds, removes, lookups, calls and exports from many threads at once. */
+static atomic_int table_stop;
+
+static void *churn_table(void *arg)
+{
+    rig_toolset *ts = arg;
+    char name[16];
+    for (int i = 0; !atomic_load(&table_stop); i++) {
+        snprintf(name, sizeof name, "t%d", i % 8);
+        rig_tool *t = make_tool(name, NULL, echo, i % 2 ? RIG_TOOL_INLINE : 0);
+        if (rig_toolset_add(ts, t, NULL) != RIG_OK)
+            rig_tool_free(t);
+        snprintf(name, sizeof name, "t%d", (i + 3) % 8);
+        rig_toolset_remove(ts, name);
+    }
+    return NULL;
+}
+
+static void *call_table(void *arg)
+{
+    rig_toolset *ts = arg;
+    char name[16];
+    for (int i = 0; !atomic_load(&table_stop); i++) {
+        snprintf(name, sizeof name, "t%d", i % 8);
+        rig_result_free(rig_toolset_call(ts, name, "{\"k\":1}", 7, NULL, NULL));
+        rig_json_writer w;
+        rig_json_writer_init(&w, 0);
+        rig_export_opts o = {.format = (rig_format)(i % 5), .security_risk = i % 2};
+        rig_toolset_export(ts, &o, &w, NULL);
+        rig_json_writer_free(&w);
+    }
+    return NULL;
+}
+
+static void test_concurrent_table(void **state)
+{
+    (void)state;
+    rig_toolset *ts = rig_toolset_new();
+    atomic_store(&table_stop, 0);
+    pthread_t th[4];
+    pthread_create(&th[0], NULL, churn_table, ts);
+    pthread_create(&th[1], NULL, churn_table, ts);
+    pthread_create(&th[2], NULL, call_table, ts);
+    pthread_create(&th[3], NULL, call_table, ts);
+    struct timespec run = {0, 300 * 1000000};
+    nanosleep(&run, NULL);
+    atomic_store(&table_stop, 1);
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
     rig_toolset_free(ts);
 }
 
@@ -781,8 +966,12 @@ int main(void)
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_deadline),
         cmocka_unit_test(test_deadline_with_stubborn_tool),
+        cmocka_unit_test(test_sleep_after_deadline),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_submit_many),
+        cmocka_unit_test(test_huge_timeouts),
+        cmocka_unit_test(test_completion_races),
+        cmocka_unit_test(test_concurrent_table),
         cmocka_unit_test(test_output_cap),
         cmocka_unit_test(test_tool_failures),
         cmocka_unit_test(test_risk_fields_stripped),
