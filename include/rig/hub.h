@@ -22,8 +22,10 @@ extern "C" {
 RIG_API rig_tool *rig_hub_new(const char *name, const char *description, rig_error *err);
 
 /* Add an inner tool; the hub owns it on success. RIG_EINVAL if `hub` is not
- * a hub, RIG_EEXIST for a taken name. The dispatcher's schema (the enum of
- * names) follows. */
+ * a hub or `inner` already belongs to a toolset or a hub, RIG_EEXIST for a
+ * taken name, RIG_ESTATE once the hub is in a toolset (fill a hub before
+ * serving it: calls read its schema without a lock). The dispatcher's
+ * schema (the enum of names) follows. */
 RIG_API int rig_hub_add(rig_tool *hub, rig_tool *inner, rig_error *err);
 
 RIG_API bool rig_tool_is_hub(const rig_tool *t);

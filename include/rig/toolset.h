@@ -11,9 +11,13 @@
  * act on ("Tool 'x' not found. Available: [a, b]"), never as a crash or a
  * lost call.
  *
- * Threads: calls, submits, add, remove and lookups may come from any thread
- * at once. Hooks, listeners and settings are read without locks: set them
- * up before the first call. */
+ * Threads: calls, submits, add, remove, lookups and exports may come from
+ * any thread at once. Hooks, listeners and settings are read without locks:
+ * set them up before the first call. rig_toolset_count/rig_toolset_at walk
+ * the table without a lock: use them where nothing removes tools meanwhile
+ * (the export takes the lock itself). Do not free a toolset from a `done`
+ * callback (it runs on a worker the free waits for), and mind that a tool
+ * calling its own toolset synchronously waits for a free worker. */
 #ifndef RIG_TOOLSET_H
 #define RIG_TOOLSET_H
 
@@ -38,7 +42,8 @@ typedef struct rig_toolset rig_toolset;
 #define RIG_WORKERS_DEFAULT 8
 
 RIG_API rig_toolset *rig_toolset_new(void);
-/* Waits for running calls to finish, then frees every tool. */
+/* Answers queued calls as cancelled, waits for running ones to finish,
+ * then frees every tool. */
 RIG_API void rig_toolset_free(rig_toolset *ts);
 
 /* Add `t`; the toolset owns it from then on. RIG_EEXIST (and `err` filled)

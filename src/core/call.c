@@ -195,6 +195,7 @@ struct rig_call *rig__call_new(rig_tool *t, struct rig_toolset *ts, struct rig_c
         args = "{}";
         len = 2;
     }
+    c->args_len = len;
     rig_json_error jerr;
     if (!c->doc && !(c->doc = rig_json_doc_new()))
         goto oom;
@@ -274,15 +275,19 @@ void rig__call_free(struct rig_call *c)
     free(c);
 }
 
-/* A document that grew for one huge call is not kept for the next. */
+/* A document that grew for one huge call is not kept for the next: not by
+ * node count, nor by the size of the argument text it copied. */
 #define SPARE_DOC_MAX_NODES 4096
+#define SPARE_TEXT_MAX_BYTES 65536
 
 void rig__call_recycle(struct rig_call *c)
 {
     if (!c)
         return;
-    if (!c->sync_init || !c->ts || c->root != c ||
-        (c->doc && rig_json_doc_size(c->doc) > SPARE_DOC_MAX_NODES) || (c->arena && rig_arena_used(c->arena) > 65536)) {
+    bool big = (c->doc && rig_json_doc_size(c->doc) > SPARE_DOC_MAX_NODES) ||
+               c->args_len > SPARE_TEXT_MAX_BYTES ||
+               (c->arena && rig_arena_used(c->arena) > SPARE_TEXT_MAX_BYTES);
+    if (!c->sync_init || !c->ts || c->root != c || big) {
         rig__call_free(c);
         return;
     }

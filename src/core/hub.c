@@ -150,9 +150,14 @@ int rig_hub_add(rig_tool *hub, rig_tool *inner, rig_error *err)
 {
     if (!rig_tool_is_hub(hub) || !inner || inner == hub)
         return rig_error_set(err, RIG_EINVAL, "rig_hub_add needs a hub and another tool.");
-    if (inner->owner)
-        return rig_error_set(err, RIG_EINVAL, "Tool '%s' already belongs to a toolset.",
-                             inner->name);
+    if (inner->owner || inner->in_hub)
+        return rig_error_set(err, RIG_EINVAL, "Tool '%s' already belongs to a %s.", inner->name,
+                             inner->owner ? "toolset" : "hub");
+    /* Calls read the dispatcher's schema without a lock, so a hub is
+     * filled before it is served. */
+    if (hub->owner)
+        return rig_error_set(err, RIG_ESTATE, "Hub '%s' is already in a toolset; add its tools "
+                             "before adding the hub.", hub->name);
     struct rig_hub *h = hub->hub;
     if (find(h, inner->name, strlen(inner->name)))
         return rig_error_set(err, RIG_EEXIST, "Hub '%s' already has a tool named '%s'.",
@@ -169,8 +174,10 @@ int rig_hub_add(rig_tool *hub, rig_tool *inner, rig_error *err)
     int rc = rebuild(hub, err);
     if (rc != RIG_OK)
         h->n--;
-    else
+    else {
         inner->flags |= RIG_TOOL_HIDDEN;
+        inner->in_hub = hub;
+    }
     return rc;
 }
 

@@ -80,6 +80,7 @@ struct rig_tool {
     unsigned flags;
     hooks hooks;
     struct rig_toolset *owner; /* for forwarding events; NULL when loose */
+    const struct rig_tool *in_hub; /* the hub that owns this tool, if one does */
     struct rig_hub *hub;       /* non-NULL: this tool is a hub's dispatcher */
 };
 
@@ -91,6 +92,7 @@ struct rig_call {
     struct rig_call *root;   /* the outermost call (itself, or a hub's caller) */
     rig_json_doc *doc;       /* the arguments as the tool sees them */
     char *text;              /* their text when rig rewrote them */
+    size_t args_len;         /* the argument text's length, as given */
     const char *session;     /* session_buf, or malloc'd when longer */
     char session_buf[48];
     char *risk;

@@ -563,6 +563,8 @@ rig_tool *rig__tool_clone(const rig_tool *t, rig_error *err)
         rc = copy_hooks(&c->hooks, &t->hooks);
     if (rc == RIG_OK && t->hub && !(c->hub = rig__hub_clone(t->hub, err)))
         goto fail_quiet;
+    for (size_t i = 0; i < rig_hub_count(c); i++)
+        rig_hub_at(c, i)->in_hub = c;
     if (rc != RIG_OK) {
         rig_error_set(err, RIG_ENOMEM, "Out of memory copying tool '%s'.", t->name);
         goto fail_quiet;

@@ -194,8 +194,9 @@ int rig_toolset_add(rig_toolset *ts, rig_tool *t, rig_error *err)
 {
     if (!ts || !t)
         return rig_error_set(err, RIG_EINVAL, "No toolset or tool was given.");
-    if (t->owner)
-        return rig_error_set(err, RIG_EINVAL, "Tool '%s' already belongs to a toolset.", t->name);
+    if (t->owner || t->in_hub)
+        return rig_error_set(err, RIG_EINVAL, "Tool '%s' already belongs to a %s.", t->name,
+                             t->owner ? "toolset" : "hub");
     pthread_rwlock_wrlock(&ts->lock);
     int rc = RIG_OK;
     if (lookup(ts, t->name)) {

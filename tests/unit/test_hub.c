@@ -223,12 +223,38 @@ static void test_inner_tool_stops_with_the_hub(void **state)
     rig_toolset_free(b);
 }
 
+/* A tool belongs to one place: one hub or one toolset; a hub is filled
+ * before it is served. */
+static void test_ownership(void **state)
+{
+    (void)state;
+    rig_error err;
+    rig_tool *h1 = rig_hub_new("h1", NULL, &err), *h2 = rig_hub_new("h2", NULL, &err);
+    rig_tool *t = inner("t", "{\"type\":\"object\"}", url_matches);
+    assert_int_equal(rig_hub_add(h1, t, &err), RIG_OK);
+    assert_int_equal(rig_hub_add(h2, t, &err), RIG_EINVAL);
+    assert_non_null(strstr(err.message, "already belongs to a hub"));
+    rig_toolset *ts = rig_toolset_new();
+    assert_int_equal(rig_toolset_add(ts, t, &err), RIG_EINVAL);
+    assert_int_equal(rig_toolset_add(ts, h1, &err), RIG_OK);
+    rig_tool *late = inner("late", "{\"type\":\"object\"}", url_matches);
+    assert_int_equal(rig_hub_add(h1, late, &err), RIG_ESTATE);
+    assert_int_equal(rig_hub_add(h2, late, &err), RIG_OK);
+    rig_tool *loose = inner("loose", "{\"type\":\"object\"}", url_matches);
+    assert_int_equal(rig_toolset_add(ts, loose, &err), RIG_OK);
+    assert_int_equal(rig_hub_add(h2, loose, &err), RIG_EINVAL);
+    assert_non_null(strstr(err.message, "already belongs to a toolset"));
+    rig_toolset_free(ts);
+    rig_tool_free(h2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_dispatch_errors),
         cmocka_unit_test(test_schema_and_catalog),
+        cmocka_unit_test(test_ownership),
         cmocka_unit_test(test_inner_tool_stops_with_the_hub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
