@@ -129,6 +129,10 @@ int cli_call(int argc, char **argv)
             }
         } else if (strcmp(a, "--json") == 0) {
             as_json = true;
+        } else if (!has_val && (strcmp(a, "--args") == 0 || strcmp(a, "--root") == 0 ||
+                                strcmp(a, "--session") == 0 || strcmp(a, "--timeout") == 0)) {
+            fprintf(stderr, "rig call: %s needs a value\n", a);
+            goto out;
         } else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "rig call: unknown option '%s'\n", a);
             usage(stderr);

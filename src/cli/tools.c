@@ -61,6 +61,9 @@ int cli_tools(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return CLI_OK;
+        } else if ((strcmp(a, "--format") == 0 || strcmp(a, "--model") == 0) && i + 1 >= argc) {
+            fprintf(stderr, "rig tools: %s needs a value\n", a);
+            return CLI_USAGE;
         } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
             int f = rig_format_parse(argv[++i]);
             if (f < 0) {

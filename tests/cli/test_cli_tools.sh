@@ -40,6 +40,8 @@ ok "tools --security-risk leaves read-only tools alone (every built-in is)" \
    'run 0 "$rig" tools --compact && cp "$tmp/out" "$tmp/plain" && run 0 "$rig" tools --security-risk --compact && cmp -s "$tmp/out" "$tmp/plain" && ! grep -q security_risk "$tmp/out"'
 ok "tools: unknown format is a usage error" 'run 2 "$rig" tools --format xml && [[ "$err" == *"unknown format"* ]]'
 ok "tools: stray argument is a usage error" 'run 2 "$rig" tools extra'
+ok "tools: an option without its value" 'run 2 "$rig" tools --format && [[ "$err" == *"--format needs a value"* ]]'
+ok "call: an option without its value" 'run 2 "$rig" call finish --args && [[ "$err" == *"--args needs a value"* ]]'
 ok "tools --help" 'run 0 "$rig" tools --help && [[ "$out" == usage:* ]]'
 
 ok "call: get_current_time in UTC" 'run 0 "$rig" call get_current_time timezone=UTC && [[ "$out" == *UTC* ]]'
