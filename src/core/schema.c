@@ -978,6 +978,8 @@ out:
 
 /* ---------------------------------------------------------------- API */
 
+static bool settles(const rig_schema *s);
+
 rig_schema *rig_schema_compile(const char *json, size_t len, rig_error *err)
 {
     if (!json) {
@@ -1022,6 +1024,7 @@ rig_schema *rig_schema_compile(const char *json, size_t len, rig_error *err)
             goto fail;
     if (check_in_place(&c))
         goto fail;
+    s->settles = settles(s);
     free(c.node_of);
     free(c.queue);
     free(c.props);
@@ -1035,6 +1038,43 @@ fail:
     free(c.props);
     rig_schema_free(s);
     return NULL;
+}
+
+/* Does a value, once normalized, need no second check? Only where nothing
+ * can see an edit from a second angle: a coerced value is checked where it
+ * stands in the first pass, so what could still object is a keyword that
+ * looks at a place again (allOf members, anyOf/oneOf/not branches), one
+ * that compares whole containers (uniqueItems, an enum or const holding
+ * arrays or objects), maxProperties or patternProperties beside a default,
+ * a default its own schema rejects, or one that is an object or array (the
+ * second pass fills the defaults inside it). */
+static bool settles(const rig_schema *s)
+{
+    const uint32_t looks_twice =
+        K_ALLOF | K_ANYOF | K_ONEOF | K_NOT | K_UNIQUE | K_MAXPROPS | K_PATPROPS;
+    for (uint32_t n = 2; n < s->count; n++) {
+        const snode *sn = &s->nodes[n];
+        if (sn->has & looks_twice)
+            return false;
+        for (uint32_t i = 0; (sn->has & K_ENUM) && i < sn->nenum; i++) {
+            rig_json_type t = rig_json_typeof(sn->enum_v[i]);
+            if (t == RIG_JSON_ARRAY || t == RIG_JSON_OBJECT)
+                return false;
+        }
+        rig_json_type ct = rig_json_typeof(sn->const_v);
+        if ((sn->has & K_CONST) && (ct == RIG_JSON_ARRAY || ct == RIG_JSON_OBJECT))
+            return false;
+        for (uint32_t i = 0; i < sn->nprops; i++) {
+            const sprop *p = &sn->props[i];
+            if (!p->dflt.doc)
+                continue;
+            rig_json_type dt = rig_json_typeof(p->dflt);
+            if (dt == RIG_JSON_ARRAY || dt == RIG_JSON_OBJECT ||
+                (p->schema != SN_NONE && !rig__schema_fits(s, p->schema, p->dflt)))
+                return false;
+        }
+    }
+    return true;
 }
 
 void rig_schema_free(rig_schema *s)

@@ -171,6 +171,11 @@ struct rig_schema {
     snode *nodes;
     uint32_t count, cap;
     uint32_t top; /* the root's node: SN_TRUE, SN_FALSE or 2 */
+    /* A normalized value needs no second check: no keyword looks at a
+     * place in more than one way (allOf, anyOf, oneOf, not, uniqueItems,
+     * maxProperties, patternProperties, an enum or const of containers),
+     * and every default fits its own schema. See validate.c. */
+    bool settles;
 };
 
 /* floor(3) without libm, which librig does not link: exact for every
@@ -191,6 +196,9 @@ static inline double dabs(double d) { return d < 0 ? -d : d; }
 RIG_INTERNAL void rig__schema_pointer(const rig_schema *s, uint32_t n, char *buf, size_t cap);
 
 /* ---- validate.c */
+
+/* Is v valid against node n, without coercion or defaults? */
+RIG_INTERNAL bool rig__schema_fits(const rig_schema *s, uint32_t n, rig_json_val v);
 
 /* Hash of a JSON value such that values rig_json_equal calls equal hash
  * alike (1 and 1.0, objects in any member order); it looks a few levels deep

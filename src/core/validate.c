@@ -1458,6 +1458,17 @@ static int run(vctx *c, rig_json_val root)
     return descend(c, c->s->top, &top);
 }
 
+bool rig__schema_fits(const rig_schema *s, uint32_t n, rig_json_val v)
+{
+    rig_error ignored;
+    vctx c;
+    vctx_init(&c, s, 0, &ignored, v);
+    frame top = {NULL, v, {NULL, 0}, 0, 0};
+    int rc = descend(&c, n, &top);
+    vctx_free(&c);
+    return rc == 0;
+}
+
 int rig_schema_validate(const rig_schema *s, rig_json_val instance, unsigned flags,
                         rig_json_writer *out, bool *changed, rig_error *err)
 {
@@ -1491,6 +1502,24 @@ int rig_schema_validate(const rig_schema *s, rig_json_val instance, unsigned fla
         vctx_free(&raw);
     }
     if (rc || c.nlog == 0) {
+        vctx_free(&c);
+        return rc;
+    }
+    if (s->settles) {
+        /* Nothing can see the edits from another angle (schema.c, settles):
+         * the first pass's verdict is the normalized value's. */
+        rc = 0;
+        if (out) {
+            int wr = write_normalized(&c, instance, out);
+            if (wr || rig_json_writer_error(out))
+                rc = rig_error_set(err, wr == RIG_JSON_ENOMEM ||
+                                            rig_json_writer_error(out) == RIG_JSON_ENOMEM
+                                        ? RIG_ENOMEM
+                                        : RIG_EINVAL,
+                                   "cannot write the normalized value to the output writer");
+        }
+        if (changed && rc == 0)
+            *changed = true;
         vctx_free(&c);
         return rc;
     }
