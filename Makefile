@@ -22,7 +22,7 @@ build: deps $(BUILD)/build.ninja
 # the built-in tools as an MCP client lists them, then a few calls.
 run: build
 	@$(BUILD)/rig --version
-	@echo "--- rig tools (the MCP tools/list result, names and descriptions):"
+	@echo "--- rig tools (the MCP tools/list result; here just the names):"
 	@$(BUILD)/rig tools --compact | $(BUILD)/rig json fmt | grep -E '^      "name"'
 	@echo "--- rig call get_current_time timezone=Europe/Berlin"
 	@$(BUILD)/rig call get_current_time timezone=Europe/Berlin
@@ -33,7 +33,7 @@ run: build
 	@echo "--- rig call sleep seconds:=-1 (an error result the model can act on; exit status 1)"
 	@$(BUILD)/rig call sleep seconds:=-1 || true
 	@echo "--- examples/custom_tool (a tool written in C, with a blocking hook and an audit hook)"
-	@$(BUILD)/examples/custom_tool | tail -n 12
+	@$(BUILD)/examples/custom_tool 2>&1 | tail -n 14
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs
