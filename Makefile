@@ -33,7 +33,7 @@ run: build
 	@echo "--- rig call sleep seconds:=-1 (an error result the model can act on; exit status 1)"
 	@$(BUILD)/rig call sleep seconds:=-1 || true
 	@echo "--- examples/custom_tool (a tool written in C, with a blocking hook and an audit hook)"
-	@$(BUILD)/examples/custom_tool 2>&1 | tail -n 14
+	@$(BUILD)/examples/custom_tool 2>&1 | tail -n 15
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs

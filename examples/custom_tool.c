@@ -91,6 +91,7 @@ static void show(rig_toolset *ts, const char *args)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* results and audit lines in the order they happen */
     rig_error err;
     rig_tool *tool = rig_tool_new("search_notes", &err);
     if (!tool || rig_tool_set_input_schema(tool, schema, sizeof schema - 1, &err) != RIG_OK) {
