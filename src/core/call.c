@@ -48,34 +48,19 @@ static int adopt_text(struct rig_call *c, char *text, size_t len, rig_json_error
 
 static const char *const stripped_keys[] = {"security_risk", "summary"};
 
-/* Does the tool's own schema name `key`, as a property or as a required
- * one? Then it is the tool's argument, and the export does not offer its
- * own field of that name either (export.c asks the same question). */
-static bool schema_declares(const rig_tool *t, const char *key)
-{
-    rig_json_val root = rig_schema_root(t->input);
-    if (rig_json_exists(rig_json_get(rig_json_get(root, "properties"), key)))
-        return true;
-    rig_json_iter it = rig_json_iter_init(rig_json_get(root, "required"));
-    rig_json_val e;
-    while (rig_json_iter_next(&it, &e))
-        if (rig_json_str_eq(e, key))
-            return true;
-    return false;
-}
-
 /* The export adds optional security_risk and summary fields to tools that
  * are not read-only; they are the model's notes for the host, not
  * arguments, so they are taken out before validation. */
 static int strip_notes(struct rig_call *c)
 {
     rig_json_val root = rig_json_doc_root(c->doc);
-    bool found = false;
+    rig_json_val schema = rig_schema_root(c->tool->input);
+    bool strip[2] = {false, false};
     for (size_t k = 0; k < 2; k++) {
         rig_json_val v = rig_json_get(root, stripped_keys[k]);
-        if (rig_json_typeof(v) == RIG_JSON_MISSING || schema_declares(c->tool, stripped_keys[k]))
+        if (!rig_json_exists(v) || rig__schema_owns(schema, stripped_keys[k]))
             continue;
-        found = true;
+        strip[k] = true;
         if (rig_json_typeof(v) == RIG_JSON_STRING) {
             size_t n = rig_json_str_len(v);
             char *s = malloc(n + 1);
@@ -85,7 +70,7 @@ static int strip_notes(struct rig_call *c)
             *(k == 0 ? &c->risk : &c->summary) = s;
         }
     }
-    if (!found)
+    if (!strip[0] && !strip[1])
         return RIG_OK;
     rig_json_writer w;
     rig_json_writer_init(&w, 0);
@@ -93,11 +78,8 @@ static int strip_notes(struct rig_call *c)
     rig_json_iter it = rig_json_iter_init(root);
     rig_json_val key, val;
     while (rig_json_iter_member(&it, &key, &val)) {
-        bool skip = false;
-        for (size_t k = 0; k < 2; k++)
-            skip |= rig_json_str_eq(key, stripped_keys[k]) &&
-                    !schema_declares(c->tool, stripped_keys[k]);
-        if (skip)
+        if ((strip[0] && rig_json_str_eq(key, stripped_keys[0])) ||
+            (strip[1] && rig_json_str_eq(key, stripped_keys[1])))
             continue;
         rig_json_write_keyv(&w, key);
         rig_json_write_value(&w, val);

@@ -127,26 +127,11 @@ bool rig_toolset_exports_tool(const rig_toolset *ts, const rig_export_opts *opts
 
 /* ---- schemas ---------------------------------------------------------- */
 
-/* Does the tool's schema name `key` as a property or a required one? Then
- * it is the tool's argument: the export does not add a field of that name,
- * and a call leaves it in the arguments (call.c asks the same question). */
-static bool tool_owns(rig_json_val root, const char *key)
-{
-    if (rig_json_exists(rig_json_get(rig_json_get(root, "properties"), key)))
-        return true;
-    rig_json_iter it = rig_json_iter_init(rig_json_get(root, "required"));
-    rig_json_val e;
-    while (rig_json_iter_next(&it, &e))
-        if (rig_json_str_eq(e, key))
-            return true;
-    return false;
-}
-
 /* The optional security_risk and summary properties, each unless the
  * tool's schema `root` owns that name. */
 static void write_risk_props(rig_json_writer *w, rig_json_val root)
 {
-    if (!tool_owns(root, "security_risk")) {
+    if (!rig__schema_owns(root, "security_risk")) {
         rig_json_write_key(w, "security_risk");
         rig_json_write_object_begin(w);
         rig_json_write_key(w, "type");
@@ -166,7 +151,7 @@ static void write_risk_props(rig_json_writer *w, rig_json_val root)
                                  "for ones that could lose data or reach outside the task.");
         rig_json_write_object_end(w);
     }
-    if (!tool_owns(root, "summary")) {
+    if (!rig__schema_owns(root, "summary")) {
         rig_json_write_key(w, "summary");
         rig_json_write_object_begin(w);
         rig_json_write_key(w, "type");
@@ -176,25 +161,6 @@ static void write_risk_props(rig_json_writer *w, rig_json_val root)
                                  "watching.");
         rig_json_write_object_end(w);
     }
-}
-
-static void write_key_of(rig_json_writer *w, rig_json_val key)
-{
-    const char *p;
-    size_t n;
-    if (rig_json_str_view(key, &p, &n)) {
-        rig_json_write_keyn(w, p, n);
-        return;
-    }
-    n = rig_json_str_len(key);
-    char *buf = malloc(n + 1);
-    if (!buf) {
-        rig_json_write_key(w, ""); /* the writer will report ENOMEM soon enough */
-        return;
-    }
-    rig_json_str_copy(key, buf, n + 1, NULL);
-    rig_json_write_keyn(w, buf, n);
-    free(buf);
 }
 
 /* An input or output schema as a provider wants it: always an object
@@ -220,7 +186,7 @@ static void write_object_schema(rig_json_writer *w, rig_json_val root, bool risk
     rig_json_iter it = rig_json_iter_init(obj ? root : (rig_json_val){0});
     rig_json_val k, v;
     while (rig_json_iter_member(&it, &k, &v)) {
-        write_key_of(w, k);
+        rig_json_write_keyv(w, k);
         if (!risk || !rig_json_str_eq(k, "properties") || rig_json_typeof(v) != RIG_JSON_OBJECT) {
             rig_json_write_value(w, v);
             continue;
@@ -231,7 +197,7 @@ static void write_object_schema(rig_json_writer *w, rig_json_val root, bool risk
         rig_json_iter pit = rig_json_iter_init(v);
         rig_json_val pk, pv;
         while (rig_json_iter_member(&pit, &pk, &pv)) {
-            write_key_of(w, pk);
+            rig_json_write_keyv(w, pk);
             rig_json_write_value(w, pv);
         }
         rig_json_write_object_end(w);
@@ -314,7 +280,7 @@ static void gemini_props(rig_json_writer *w, rig_json_val props, rig_json_val ro
     rig_json_iter it = rig_json_iter_init(props);
     rig_json_val k, v;
     while (rig_json_iter_member(&it, &k, &v)) {
-        write_key_of(w, k);
+        rig_json_write_keyv(w, k);
         gemini_schema(w, v, root, depth + 1);
     }
     rig_json_write_object_end(w);
@@ -597,7 +563,7 @@ static void write_extra(rig_json_writer *w, const rig_native_spec *s)
     while (rig_json_iter_member(&it, &k, &v)) {
         if (rig_json_str_eq(k, "type") || rig_json_str_eq(k, "name"))
             continue;
-        write_key_of(w, k);
+        rig_json_write_keyv(w, k);
         rig_json_write_value(w, v);
     }
     rig_json_doc_free(doc);

@@ -119,6 +119,10 @@ RIG_INTERNAL void rig__hooks_free(hooks *h);
 RIG_INTERNAL void rig__hooks_fire(const hooks *h, const char *event, const rig_tool *t,
                                   const char *data);
 RIG_INTERNAL bool rig__model_matches(const char *const *globs, const char *model);
+/* Does a tool's input schema `root` name `key`, as a property or a required
+ * one? Then `key` is the tool's own argument: the export adds no field of
+ * that name and a call does not strip it (security_risk, summary). */
+RIG_INTERNAL bool rig__schema_owns(rig_json_val root, const char *key);
 
 /* call.c: a call's life and the pipeline every tool call takes. */
 RIG_INTERNAL int64_t rig__now_ns(void);

@@ -332,6 +332,18 @@ const rig_native_spec *rig_tool_native(const rig_tool *t, rig_provider provider,
     return &n->spec;
 }
 
+bool rig__schema_owns(rig_json_val root, const char *key)
+{
+    if (rig_json_exists(rig_json_get(rig_json_get(root, "properties"), key)))
+        return true;
+    rig_json_iter it = rig_json_iter_init(rig_json_get(root, "required"));
+    rig_json_val e;
+    while (rig_json_iter_next(&it, &e))
+        if (rig_json_str_eq(e, key))
+            return true;
+    return false;
+}
+
 const char *rig_tool_role(const rig_tool *t)
 {
     for (int i = 0; t && i < RIG_PROVIDER_COUNT; i++)
