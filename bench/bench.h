@@ -1,5 +1,6 @@
-/* bench.h — what bench_json.c shares with its peers (peer_jansson.c,
- * peer_jsonc.c).
+/* bench.h — what the benchmarks share: the timing harness (harness.c), the
+ * report header (machine.c), and what bench_json.c shares with its peers
+ * (peer_jansson.c, peer_jsonc.c).
  *
  * The peers live in their own files for one reason: jansson declares a
  * function json_object() and json-c a type json_object, so their headers
@@ -20,6 +21,30 @@ extern uint64_t bench_sink;
 __attribute__((noreturn, format(printf, 1, 2)))
 #endif
 void bench_die(const char *fmt, ...);
+
+/* harness.c: clocks and the race. A contestant is a function doing `reps`
+ * repetitions of one job on `ctx`; bench_race sizes each contestant's runs
+ * to about `target` seconds, runs them in turns `runs` times, and fills in
+ * the per-repetition medians (wall clock and CPU) and spread. */
+#define BENCH_MAX_RUNS 51
+typedef void (*bench_fn)(void *ctx, long reps);
+typedef struct bench_contestant {
+    const char *key;  /* a short name for figures files, or NULL */
+    const char *name;
+    bench_fn fn;
+    void *ctx;
+    long reps;                 /* per run, from calibration */
+    double t[BENCH_MAX_RUNS];  /* wall-clock seconds per rep, one per run */
+    double ct[BENCH_MAX_RUNS]; /* CPU seconds per rep, one per run */
+    double med, min, max;      /* wall-clock seconds per rep */
+    double cmed;               /* CPU seconds per rep, median */
+    double cpu_share;          /* CPU time / wall time over all its runs */
+} bench_contestant;
+double bench_now_s(void);
+double bench_cpu_s(void);
+double bench_median(double *v, int n); /* sorts v[0..n) */
+void bench_race(bench_contestant *cs, int n, int runs, double target, long min_reps,
+                long max_reps);
 
 /* machine.c: the header of every benchmark's report. bench_print_machine
  * prints the title and the date, CPU, kernel, compiler and rig rows of the

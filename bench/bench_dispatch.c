@@ -43,7 +43,7 @@
 #define BENCH_BUILD "unknown build type"
 #endif
 
-#define MAX_RUNS 51
+#define MAX_RUNS BENCH_MAX_RUNS
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
 static const char k_schema[] =
@@ -65,7 +65,7 @@ static const char k_want_coerce[] = "read 42 lines of src/main.c (auto)";
 
 static uint64_t sink; /* checksum of outputs, printed at the end */
 
-static void die(const char *fmt, ...) {
+void bench_die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("bench_dispatch: ", stderr);
@@ -73,18 +73,6 @@ static void die(const char *fmt, ...) {
     fputc('\n', stderr);
     va_end(ap);
     exit(1);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ------------------------------------------------------------ the tool */
@@ -103,7 +91,7 @@ static rig_tool *make_tool(const char *name, unsigned flags) {
     rig_error err;
     rig_tool *t = rig_tool_new(name, &err);
     if (!t || rig_tool_set_input_schema(t, k_schema, sizeof k_schema - 1, &err) != RIG_OK)
-        die("tool %s: %s", name, err.message);
+        bench_die("tool %s: %s", name, err.message);
     rig_tool_set_description(t, "Read lines of a file.");
     rig_tool_set_executor(t, read_lines, NULL, NULL);
     rig_tool_set_flags(t, flags);
@@ -148,79 +136,20 @@ static void check_call(ctx *c, const char *want) {
     rig_result *r = rig_toolset_call(c->ts, c->tool, c->args, c->len, NULL, &err);
     const rig_content *b = rig_result_block(r, 0);
     if (err.code != RIG_OK || rig_result_is_error(r) || !b || strcmp(b->text, want) != 0)
-        die("%s with %s: got \"%s\" (%s), want \"%s\"", c->tool, c->args, b ? b->text : "",
+        bench_die("%s with %s: got \"%s\" (%s), want \"%s\"", c->tool, c->args, b ? b->text : "",
             err.message, want);
     rig_result_free(r);
 }
 
 /* ------------------------------------------------------------ harness */
 
-typedef void (*bench_fn)(void *ctx, long reps);
-
-typedef struct contestant {
-    const char *key; /* for dispatch.json */
-    const char *name;
-    bench_fn fn;
-    void *ctx;
-    long reps;
-    double t[MAX_RUNS], ct[MAX_RUNS];
-    double med, min, max, cmed, cpu_share;
-} contestant;
+typedef bench_contestant contestant;
 
 static int g_runs = 7;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* The harness of bench_json: warm each contestant up, size its runs to
- * about `target` seconds, then run them in turns. */
+/* The harness of bench_json (harness.c). */
 static void race(contestant *cs, int n, double target, long min_reps, long max_reps) {
-    double wall[8] = {0}, cpu[8] = {0};
-    if (n > 8)
-        die("race: too many contestants");
-    for (int i = 0; i < n; i++) {
-        long reps = 1;
-        double t;
-        for (;;) {
-            double t0 = now_s();
-            cs[i].fn(cs[i].ctx, reps);
-            t = now_s() - t0;
-            if (t >= 0.05 || reps >= max_reps)
-                break;
-            reps = reps * 4 > max_reps ? max_reps : reps * 4;
-        }
-        double want = target / (t / (double)reps);
-        cs[i].reps = want < (double)min_reps   ? min_reps
-                     : want > (double)max_reps ? max_reps
-                                               : (long)want;
-    }
-    for (int run = 0; run < g_runs; run++)
-        for (int i = 0; i < n; i++) {
-            double c0 = cpu_s(), t0 = now_s();
-            cs[i].fn(cs[i].ctx, cs[i].reps);
-            double t = now_s() - t0, c = cpu_s() - c0;
-            cs[i].t[run] = t / (double)cs[i].reps;
-            cs[i].ct[run] = c / (double)cs[i].reps;
-            wall[i] += t;
-            cpu[i] += c;
-        }
-    for (int i = 0; i < n; i++) {
-        double s[MAX_RUNS];
-        cs[i].cpu_share = cpu[i] / wall[i];
-        memcpy(s, cs[i].t, sizeof(double) * (size_t)g_runs);
-        cs[i].med = median(s, g_runs);
-        cs[i].min = s[0];
-        cs[i].max = s[g_runs - 1];
-        memcpy(s, cs[i].ct, sizeof(double) * (size_t)g_runs);
-        cs[i].cmed = median(s, g_runs);
-    }
+    bench_race(cs, n, g_runs, target, min_reps, max_reps);
 }
 
 static void print_machine(void) {
@@ -234,7 +163,7 @@ static void write_text(const char *dir, const char *name, const char *text) {
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
     if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-        die("cannot write %s", path);
+        bench_die("cannot write %s", path);
 }
 
 /* The inputs and rig's figures, for dispatch_peer.mjs. */
@@ -271,7 +200,7 @@ static void dump(const char *dir, const contestant *cs, int n) {
     rig_json_write_object_end(&w);
     const char *out = rig_json_writer_finish(&w, NULL);
     if (!out)
-        die("writing dispatch.json failed");
+        bench_die("writing dispatch.json failed");
     write_text(dir, "dispatch.json", out);
     rig_json_writer_free(&w);
 }
@@ -283,7 +212,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             g_runs = atoi(argv[++i]);
             if (g_runs < 1 || g_runs > MAX_RUNS)
-                die("--runs takes 1..%d", MAX_RUNS);
+                bench_die("--runs takes 1..%d", MAX_RUNS);
         } else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
             dump_dir = argv[++i];
         } else if (strcmp(argv[i], "--once") == 0 && i + 1 < argc) {
@@ -295,7 +224,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    double start = now_s();
+    double start = bench_now_s();
     if (!once)
         print_machine();
 
@@ -303,10 +232,10 @@ int main(int argc, char **argv) {
     rig_error err;
     if (!ts || rig_toolset_add(ts, make_tool("read_lines", RIG_TOOL_INLINE), &err) != RIG_OK ||
         rig_toolset_add(ts, make_tool("read_lines_pooled", 0), &err) != RIG_OK)
-        die("toolset: %s", err.message);
+        bench_die("toolset: %s", err.message);
     rig_json_doc *doc = rig_json_parse(k_args, sizeof k_args - 1, NULL, NULL);
     if (!doc)
-        die("the arguments do not parse");
+        bench_die("the arguments do not parse");
     const rig_schema *schema = rig_tool_input_schema(rig_toolset_get(ts, "read_lines"));
 
     ctx validate = {.schema = schema, .parsed = rig_json_doc_root(doc)};
@@ -318,7 +247,7 @@ int main(int argc, char **argv) {
     bool changed = true;
     if (rig_schema_validate(schema, validate.parsed, RIG_VALIDATE_COERCE | RIG_VALIDATE_DEFAULTS,
                             NULL, &changed, &err) != RIG_OK || changed)
-        die("the arguments should be valid as they are: %s", err.message);
+        bench_die("the arguments should be valid as they are: %s", err.message);
     check_call(&inl, k_want);
     check_call(&pooled, k_want);
     check_call(&coerce, k_want_coerce);
@@ -370,7 +299,7 @@ int main(int argc, char **argv) {
     if (dump_dir)
         dump(dump_dir, cs, n);
     printf("Checksum of outputs: %016llx (total %.0f s; load average at the end: %s)\n",
-           (unsigned long long)sink, now_s() - start, bench_loadavg());
+           (unsigned long long)sink, bench_now_s() - start, bench_loadavg());
     rig_json_doc_free(doc);
     rig_toolset_free(ts);
     return 0;

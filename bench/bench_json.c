@@ -43,7 +43,7 @@
 
 #define MB 1e6                        /* throughput is in 10^6 bytes per second */
 #define DOC_TARGET ((size_t)10 << 20) /* 10 MiB documents and text */
-#define MAX_RUNS 51
+#define MAX_RUNS BENCH_MAX_RUNS
 
 uint64_t bench_sink;
 
@@ -55,20 +55,6 @@ void bench_die(const char *fmt, ...) {
     fputc('\n', stderr);
     va_end(ap);
     exit(1);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this process: compared with the wall clock it shows whether the
- * runs had the CPU to themselves (a shared machine). */
-static double cpu_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -570,78 +556,14 @@ static void rig_write_fresh(void *ctx, long reps) {
 
 /* ------------------------------------------------------------ harness */
 
-typedef void (*bench_fn)(void *ctx, long reps);
-
-typedef struct contestant {
-    const char *name;
-    bench_fn fn;
-    void *ctx;
-    long reps;            /* per run, from calibration */
-    double t[MAX_RUNS];   /* wall-clock seconds per rep, one per run */
-    double ct[MAX_RUNS];  /* CPU seconds per rep, one per run */
-    double med, min, max; /* wall-clock seconds per rep */
-    double cmed;          /* CPU seconds per rep, median */
-    double cpu_share;     /* CPU time / wall time over all its runs */
-} contestant;
+typedef bench_contestant contestant;
 
 #define CONTESTANT(n, f, c) {.name = (n), .fn = (f), .ctx = (c)}
 
 static int g_runs = 7;
 
-static double time_run(const contestant *c, long reps) {
-    double t0 = now_s();
-    c->fn(c->ctx, reps);
-    return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* sorts v[0..n) */
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Warms each contestant up and sizes its runs to last about target seconds
- * (between min_reps and max_reps reps), then runs them in turns. */
 static void race(contestant *cs, int n, double target, long min_reps, long max_reps) {
-    double wall[8] = {0}, cpu[8] = {0};
-    if (n > 8)
-        bench_die("race: too many contestants");
-    for (int i = 0; i < n; i++) {
-        contestant *c = &cs[i];
-        long reps = 1;
-        double t;
-        for (;;) {
-            t = time_run(c, reps);
-            if (t >= 0.05 || reps >= max_reps)
-                break;
-            reps = reps * 4 > max_reps ? max_reps : reps * 4;
-        }
-        double want = target / (t / (double)reps);
-        c->reps = want < (double)min_reps ? min_reps : want > (double)max_reps ? max_reps : (long)want;
-    }
-    for (int run = 0; run < g_runs; run++)
-        for (int i = 0; i < n; i++) {
-            double c0 = cpu_s(), t = time_run(&cs[i], cs[i].reps), c = cpu_s() - c0;
-            cs[i].t[run] = t / (double)cs[i].reps;
-            cs[i].ct[run] = c / (double)cs[i].reps;
-            wall[i] += t;
-            cpu[i] += c;
-        }
-    for (int i = 0; i < n; i++) {
-        cs[i].cpu_share = cpu[i] / wall[i];
-        double s[MAX_RUNS];
-        memcpy(s, cs[i].t, sizeof(double) * (size_t)g_runs);
-        cs[i].med = median(s, g_runs);
-        cs[i].min = s[0];
-        cs[i].max = s[g_runs - 1];
-        memcpy(s, cs[i].ct, sizeof(double) * (size_t)g_runs);
-        cs[i].cmed = median(s, g_runs);
-    }
+    bench_race(cs, n, g_runs, target, min_reps, max_reps);
 }
 
 /* spread of the runs around the median, in percent (half the range) */
@@ -855,12 +777,12 @@ static void profile_rig_round(const bench_text *msgs, double seconds) {
     rig_json_writer_init(&rs.w, 0);
     round_ctx c = {msgs, NMSGS, {k_reply_text, sizeof k_reply_text - 1}, &rs};
     long reps = 0, chunk = 100000;
-    double t0 = now_s(), c0 = cpu_s(), t;
-    while ((t = now_s() - t0) < seconds) {
+    double t0 = bench_now_s(), c0 = bench_cpu_s(), t;
+    while ((t = bench_now_s() - t0) < seconds) {
         rig_round(&c, chunk);
         reps += chunk;
     }
-    double cpu = cpu_s() - c0;
+    double cpu = bench_cpu_s() - c0;
     printf("rig round alone: %ld messages in %.2f s, %.0f ns/message (CPU time: %.0f ns/message)\n",
            reps, t, t / (double)reps * 1e9, cpu / (double)reps * 1e9);
     rig_json_doc_free(rs.doc);
@@ -1154,7 +1076,7 @@ int main(int argc, char **argv) {
     figures fg;
     memset(&fg, 0, sizeof fg);
     print_machine();
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (!only || strcmp(only, "round") == 0)
         bench_round(msgs, &fg);
     if (!only || strcmp(only, "parse") == 0)
@@ -1162,7 +1084,7 @@ int main(int argc, char **argv) {
     if (!only || strcmp(only, "write") == 0)
         bench_write(buf_text(&src), &fg);
     printf("Checksum of outputs: %016llx (total %.0f s; load average at the end: %s)\n",
-           (unsigned long long)bench_sink, now_s() - t0, bench_loadavg());
+           (unsigned long long)bench_sink, bench_now_s() - t0, bench_loadavg());
     if (dump && !only)
         dump_figures(dump, &fg);
 
