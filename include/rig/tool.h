@@ -194,6 +194,12 @@ RIG_API int rig_call_sleep(rig_call *c, int64_t ms);
 RIG_API const char *rig_call_security_risk(const rig_call *c);
 RIG_API const char *rig_call_summary(const rig_call *c);
 
+/* Report progress: `progress` so far of `total` (total <= 0: unknown), with
+ * an optional message. Goes to the caller's progress callback, if any (an
+ * MCP client that asked for progress gets notifications/progress). */
+typedef void (*rig_progress_fn)(double progress, double total, const char *message, void *ud);
+RIG_API void rig_call_progress(rig_call *c, double progress, double total, const char *message);
+
 /* Trigger the tool's (and the toolset's) callbacks for `event`. */
 RIG_API void rig_call_emit(rig_call *c, const char *event, const char *data_json);
 

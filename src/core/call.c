@@ -229,6 +229,11 @@ out_fail:
 /* Drop what belongs to one call, keeping the reusable memory. */
 static void call_clear(struct rig_call *c)
 {
+    if (c->progress_end)
+        c->progress_end(c->progress_ud);
+    c->progress = NULL;
+    c->progress_end = NULL;
+    c->progress_ud = NULL;
     rig__tool_unref(c->tool);
     c->tool = NULL;
     free(c->text);
@@ -500,6 +505,13 @@ const char *rig_call_security_risk(const rig_call *c)
 const char *rig_call_summary(const rig_call *c)
 {
     return c ? c->summary : NULL;
+}
+
+void rig_call_progress(rig_call *c, double progress, double total, const char *message)
+{
+    if (!c || !c->root->progress || rig_call_cancelled(c))
+        return;
+    c->root->progress(progress, total, message, c->root->progress_ud);
 }
 
 void rig_call_emit(rig_call *c, const char *event, const char *data_json)

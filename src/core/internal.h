@@ -104,6 +104,9 @@ struct rig_call {
     pthread_mutex_t mu;      /* root only: rig_call_sleep waits here */
     pthread_cond_t cv;
     struct rig_call *next_spare; /* a toolset's cache of finished calls */
+    rig_progress_fn progress;    /* root only: the caller's, or NULL */
+    void (*progress_end)(void *ud);
+    void *progress_ud;
 };
 
 /* tool.c */

@@ -445,10 +445,9 @@ static rig_result *not_found(rig_toolset *ts, const char *name, rig_error *err)
     return rig_result_error("Tool '%.*s' not found. Available: [%s]", nlen, name, list);
 }
 
-/* `queued`: the call may run after the caller's buffers are gone. */
-static struct rig_call *prepare(rig_toolset *ts, const char *name, const char *args, size_t len,
-                                const rig_call_opts *opts, bool queued, rig_result **fail,
-                                rig_error *err)
+static struct rig_call *prepare_call(rig_toolset *ts, const char *name, const char *args,
+                                     size_t len, const rig_call_opts *opts, bool queued,
+                                     rig_result **fail, rig_error *err)
 {
     *fail = NULL;
     if (!name) {
@@ -473,12 +472,30 @@ static struct rig_call *prepare(rig_toolset *ts, const char *name, const char *a
     rig__tool_unref(t);
     if (!c)
         return NULL;
+    if (opts && opts->progress) {
+        c->progress = opts->progress;
+        c->progress_end = opts->progress_end;
+        c->progress_ud = opts->progress_ud;
+    }
     int64_t timeout = opts && opts->timeout_ms ? opts->timeout_ms : ts->timeout_ms;
     int64_t now = rig__now_ns();
     /* A timeout too long to count in nanoseconds (centuries) is none, not
      * a deadline that overflowed into the past. */
     if (timeout > 0 && timeout <= (INT64_MAX - now) / 1000000)
         c->deadline_ns = now + timeout * 1000000;
+    return c;
+}
+
+/* `queued`: the call may run after the caller's buffers are gone. A call
+ * that cannot start ends its progress channel at once, as a finished call
+ * would. */
+static struct rig_call *prepare(rig_toolset *ts, const char *name, const char *args, size_t len,
+                                const rig_call_opts *opts, bool queued, rig_result **fail,
+                                rig_error *err)
+{
+    struct rig_call *c = prepare_call(ts, name, args, len, opts, queued, fail, err);
+    if (!c && opts && opts->progress && opts->progress_end)
+        opts->progress_end(opts->progress_ud);
     return c;
 }
 
@@ -714,6 +731,8 @@ rig_job *rig_toolset_submit(rig_toolset *ts, const char *name, const char *args,
         return NULL;
     rig_job *j = job_new(ts, done, ud);
     if (!j) {
+        if (opts && opts->progress && opts->progress_end)
+            opts->progress_end(opts->progress_ud);
         done(rig_result_error("Out of memory starting tool '%.64s'.", name ? name : ""),
              RIG_ENOMEM, ud);
         return NULL;

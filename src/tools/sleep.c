@@ -23,7 +23,17 @@ static rig_result *sleep_run(rig_call *call) {
         return rig_result_error("seconds must be between 0 and %d.", SLEEP_MAX_SECONDS);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = rig_call_sleep(call, (int64_t)(seconds * 1000 + 0.5));
+    /* A second at a time, reporting progress after each (an MCP client
+     * that asked for progress sees the wait advance). */
+    int64_t total_ms = (int64_t)(seconds * 1000 + 0.5), done_ms = 0;
+    int rc = RIG_OK;
+    while (rc == RIG_OK && done_ms < total_ms) {
+        int64_t step = total_ms - done_ms < 1000 ? total_ms - done_ms : 1000;
+        rc = rig_call_sleep(call, step);
+        done_ms += step;
+        if (rc == RIG_OK)
+            rig_call_progress(call, (double)done_ms / 1000, seconds, NULL);
+    }
     if (rc == RIG_OK) {
         rig_result *r = rig_result_new();
         rig_result_textf(r, "Slept for %g second%s.", seconds, seconds == 1 ? "" : "s");
