@@ -14,6 +14,7 @@ packages=(
   valgrind                                       # memory checks of the unit tests
   libpcre2-dev                                   # JSON Schema "pattern" (and grep, later)
   tzdata                                         # IANA zones for get_current_time / convert_time
+  libuv1-dev                                     # the event loop: stdio, TCP, pipes, timers (MCP server)
 )
 
 missing=()

@@ -13,6 +13,7 @@
 #include "rig/hub.h"
 #include "rig/registry.h"
 #include "rig/export.h"
+#include "rig/mcp.h"
 
 #ifdef __cplusplus
 extern "C" {
