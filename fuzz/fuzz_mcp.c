@@ -1,0 +1,146 @@
+/* fuzz_mcp.c — the MCP protocol engine on hostile sessions.
+ *
+ * The input is a session: messages separated by newlines, as on MCP's stdio
+ * transport, fed one by one to a connection over the built-in tools and a
+ * tool that reports progress. Checked, for every message the engine sends:
+ *
+ *   - it is one JSON object with "jsonrpc":"2.0";
+ *   - it is exactly one of a result (with an id), an error (with an id,
+ *     possibly null, and an integer code and a string message) or a
+ *     notification (a method, no id);
+ *   - progress for a token increases.
+ *
+ * Tool calls have a 50 ms deadline so a hostile `sleep` cannot stall the
+ * fuzzer; the connection is freed with calls still running, which must be
+ * safe. */
+#include <pthread.h>
+#include <time.h>
+
+#include "fuzz_common.h"
+
+#include "rig/rig.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static rig_toolset *g_ts;
+static rig_mcp_server *g_server;
+
+static rig_result *steps(rig_call *call)
+{
+    int64_t n = rig_call_int(call, "n", 3);
+    for (int64_t i = 1; i <= n && i <= 50; i++)
+        rig_call_progress(call, (double)i, (double)n, NULL);
+    return rig_result_content("stepped", NULL, NULL);
+}
+
+static void setup(void)
+{
+    if (g_server)
+        return;
+    rig_error err;
+    g_ts = rig_toolset_new();
+    rig_toolset_set_timeout(g_ts, 50);
+    rig_registry *reg = rig_registry_new();
+    FUZZ_CHECK(rig_registry_add_builtins(reg, &err) == RIG_OK, "builtins: %s", err.message);
+    FUZZ_CHECK(rig_registry_resolve(reg, "default", NULL, 0, g_ts, &err) == RIG_OK, "%s",
+               err.message);
+    rig_registry_free(reg);
+    rig_tool *t = rig_tool_new("steps", &err);
+    rig_tool_set_executor(t, steps, NULL, NULL);
+    FUZZ_CHECK(rig_toolset_add(g_ts, t, &err) == RIG_OK, "%s", err.message);
+    g_server = rig_mcp_server_new(g_ts, NULL, &err);
+    FUZZ_CHECK(g_server != NULL, "%s", err.message);
+}
+
+/* What the engine sent in one session. */
+typedef struct session {
+    pthread_mutex_t mu;
+    char tokens[16][32];   /* progress tokens seen, with their last value */
+    double last[16];
+    int ntokens;
+} session;
+
+static void check_message(session *s, const char *json, size_t len)
+{
+    rig_json_error jerr;
+    rig_json_doc *d = rig_json_parse(json, len, NULL, &jerr);
+    FUZZ_CHECK(d != NULL, "the engine sent text that does not parse: %.*s", (int)len, json);
+    rig_json_val r = rig_json_doc_root(d);
+    FUZZ_CHECK(rig_json_is_object(r), "a message that is not an object");
+    FUZZ_CHECK(rig_json_str_eq(rig_json_get(r, "jsonrpc"), "2.0"), "no \"jsonrpc\":\"2.0\"");
+    bool has_result = rig_json_exists(rig_json_get(r, "result"));
+    bool has_error = rig_json_exists(rig_json_get(r, "error"));
+    bool has_method = rig_json_exists(rig_json_get(r, "method"));
+    rig_json_val id = rig_json_get(r, "id");
+    FUZZ_CHECK(has_result + has_error + has_method == 1, "not exactly one of result, error, "
+               "method: %.*s", (int)len, json);
+    if (has_method) {
+        FUZZ_CHECK(!rig_json_exists(id), "a notification with an id");
+        FUZZ_CHECK(rig_json_str_eq(rig_json_get(r, "method"), "notifications/progress"),
+                   "an unexpected notification: %.*s", (int)len, json);
+        size_t tn = 0;
+        const char *tok = rig_json_raw(rig_json_pointer(r, "/params/progressToken"), &tn);
+        double p = 0;
+        FUZZ_CHECK(tok && rig_json_get_double(rig_json_pointer(r, "/params/progress"), &p) == 0,
+                   "progress without a token or a number");
+        pthread_mutex_lock(&s->mu);
+        for (int i = 0; i < s->ntokens; i++)
+            if (strlen(s->tokens[i]) == tn && memcmp(s->tokens[i], tok, tn) == 0)
+                FUZZ_CHECK(p > s->last[i], "progress went from %g to %g", s->last[i], p);
+        if (s->ntokens < 16 && tn < 32) {
+            memcpy(s->tokens[s->ntokens], tok, tn);
+            s->tokens[s->ntokens][tn] = '\0';
+            s->last[s->ntokens++] = p;
+        }
+        pthread_mutex_unlock(&s->mu);
+    } else {
+        FUZZ_CHECK(rig_json_exists(id), "an answer without an id");
+        if (has_error) {
+            int64_t code;
+            FUZZ_CHECK(rig_json_get_int64(rig_json_pointer(r, "/error/code"), &code) == 0,
+                       "an error without an integer code");
+            FUZZ_CHECK(rig_json_is_string(rig_json_pointer(r, "/error/message")),
+                       "an error without a message");
+        }
+    }
+    rig_json_doc_free(d);
+}
+
+static int on_send(const char *json, size_t len, void *ud)
+{
+    check_message(ud, json, len);
+    return 0;
+}
+
+static void on_wake(void *ud)
+{
+    (void)ud;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    setup();
+    session s;
+    memset(&s, 0, sizeof s);
+    pthread_mutex_init(&s.mu, NULL);
+    rig_mcp_conn *c = rig_mcp_conn_new(g_server, on_send, on_wake, &s);
+    FUZZ_CHECK(c != NULL, "no connection");
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl ? nl : end) - p);
+        rig_mcp_conn_receive(c, p, n);
+        rig_mcp_conn_flush(c);
+        p += n + (nl ? 1 : 0);
+    }
+    /* Let quick calls answer, then leave with the rest still running. */
+    for (int i = 0; i < 20 && rig_mcp_conn_pending(c); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+        rig_mcp_conn_flush(c);
+    }
+    rig_mcp_conn_flush(c);
+    rig_mcp_conn_free(c);
+    pthread_mutex_destroy(&s.mu);
+    return 0;
+}
