@@ -69,20 +69,28 @@ RIG_API rig_mcp_conn *rig_mcp_conn_new(rig_mcp_server *s, rig_mcp_send_fn send,
  * none: the calls end on their own; a conn may be freed at any time. */
 RIG_API void rig_mcp_conn_free(rig_mcp_conn *c);
 
-/* Handle one message. Answers that are ready at once (errors, lists,
- * initialize, ping) are sent before this returns; tool calls answer later
- * through wake + flush. Returns 0, or nonzero if the send function failed. */
+/* Handle one message (not kept: the buffer is the caller's again when this
+ * returns). Answers that are ready at once (errors, lists, initialize,
+ * ping) are sent before this returns; tool calls answer later through
+ * wake + flush. Returns 0, or nonzero if the send function failed. */
 RIG_API int rig_mcp_conn_receive(rig_mcp_conn *c, const char *msg, size_t len);
 
 /* Send what finished since the last flush (tool results, progress). */
 RIG_API int rig_mcp_conn_flush(rig_mcp_conn *c);
 
-/* Calls still running. */
+/* Calls still running. A call leaves this count only once its answer is
+ * queued for flush, and `wake` is never called once the count was seen at 0
+ * (nor after rig_mcp_conn_free), so a transport that finds it 0 and then
+ * flushes has sent everything and may tear its wake-up down. */
 RIG_API size_t rig_mcp_conn_pending(const rig_mcp_conn *c);
 
 /* Serve one client over file descriptors (newline-delimited JSON, as MCP's
  * stdio transport) until the input ends, then wait for running calls to
- * answer. Nothing but MCP messages is written to out_fd. */
+ * answer. Nothing but MCP messages is written to out_fd. While it runs it
+ * handles SIGINT and SIGTERM (stop reading, finish; a second one cancels the
+ * running calls) and blocks SIGPIPE on the calling thread (threads started
+ * meanwhile inherit that mask: a tool that spawns processes resets it in
+ * the child). The caller's descriptors are left as they were. */
 RIG_API int rig_mcp_serve_stdio(rig_mcp_server *s, int in_fd, int out_fd, rig_error *err);
 
 #ifdef __cplusplus

@@ -13,6 +13,7 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 int cli_json(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 
 struct rig_toolset;
 /* The toolset the commands serve: rig's built-in tools. Prints why on failure. */

@@ -19,6 +19,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"serve", cli_serve, "serve the built-in tools over MCP (stdio)"},
     {"tools", cli_tools, "print the tools in MCP, OpenAI, Anthropic or Gemini format"},
     {"call", cli_call, "run one tool and print its result"},
     {"json", cli_json, "check and format JSON with rig's parser and writer"},

@@ -24,14 +24,16 @@ static rig_result *sleep_run(rig_call *call) {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     /* A second at a time, reporting progress after each (an MCP client
-     * that asked for progress sees the wait advance). */
+     * that asked for progress sees the wait advance) but the last: the
+     * result says that, and progress sent just before the result reaches
+     * the TypeScript SDK's client after it, as an error ("unknown token"). */
     int64_t total_ms = (int64_t)(seconds * 1000 + 0.5), done_ms = 0;
     int rc = RIG_OK;
     while (rc == RIG_OK && done_ms < total_ms) {
         int64_t step = total_ms - done_ms < 1000 ? total_ms - done_ms : 1000;
         rc = rig_call_sleep(call, step);
         done_ms += step;
-        if (rc == RIG_OK)
+        if (rc == RIG_OK && done_ms < total_ms)
             rig_call_progress(call, (double)done_ms / 1000, seconds, NULL);
     }
     if (rc == RIG_OK) {
