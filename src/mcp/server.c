@@ -504,23 +504,36 @@ static int m_tools_call(rig_mcp_conn *c, const rpc_msg *m)
         snprintf(msg, sizeof msg, "Invalid params: unknown tool '%s'", tool);
         return send_error(c, m->id, RIG_MCP_INVALID_PARAMS, msg);
     }
-    /* Ids must be unique among a session's requests in flight. */
-    size_t idlen = 0;
+    /* Ids, and progress tokens, must be unique among a session's requests
+     * in flight (a token shared by two calls would mix their progress). */
+    size_t idlen = 0, toklen = 0;
     const char *idraw = rig_json_raw(m->id, &idlen);
+    rig_json_val token = rig_json_get(rig_json_get(m->params, "_meta"), "progressToken");
+    const char *tokraw = rig_json_is_string(token) || rig_json_is_number(token)
+                             ? rig_json_raw(token, &toklen)
+                             : NULL;
     pthread_mutex_lock(&c->mu);
-    bool dup = false;
-    for (struct pending *p = c->pending; p && !dup; p = p->next)
-        dup = !p->answered && strlen(p->id) == idlen && memcmp(p->id, idraw, idlen) == 0;
+    bool dup_id = false, dup_token = false;
+    for (struct pending *p = c->pending; p; p = p->next) {
+        if (p->answered)
+            continue;
+        dup_id |= strlen(p->id) == idlen && memcmp(p->id, idraw, idlen) == 0;
+        dup_token |= tokraw && p->token && strlen(p->token) == toklen &&
+                     memcmp(p->token, tokraw, toklen) == 0;
+    }
     pthread_mutex_unlock(&c->mu);
-    if (dup)
+    if (dup_id)
         return send_error(c, m->id, RIG_MCP_INVALID_REQUEST,
                           "Invalid Request: a request with this id is still running");
+    if (dup_token)
+        return send_error(c, m->id, RIG_MCP_INVALID_PARAMS,
+                          "Invalid params: this progressToken belongs to a request still "
+                          "running; use a new one");
 
     struct pending *p = calloc(1, sizeof *p);
     if (p) {
         p->id = raw_copy(m->id);
-        rig_json_val token = rig_json_get(rig_json_get(m->params, "_meta"), "progressToken");
-        if (rig_json_is_string(token) || rig_json_is_number(token))
+        if (tokraw)
             p->token = raw_copy(token);
     }
     if (!p || !p->id) {

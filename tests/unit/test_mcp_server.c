@@ -339,6 +339,17 @@ static void test_cancel_and_duplicates(void **state)
     assert_int_equal(rig_mcp_conn_pending(f->conn), 0);
     rig_mcp_conn_flush(f->conn);
     assert_int_equal(f->cap.n, 0); /* no answer to a cancelled request */
+    /* a progress token in use by a running call is refused */
+    in(f, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":"
+          "\"slow\",\"_meta\":{\"progressToken\":\"t\"}}}");
+    expect_error(f, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":"
+                    "{\"name\":\"slow\",\"_meta\":{\"progressToken\":\"t\"}}}", "13", -32602);
+    in(f, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+          "{\"requestId\":11}}");
+    for (int i = 0; i < 500 && rig_mcp_conn_pending(f->conn); i++) {
+        struct timespec ts = {0, 2 * 1000000};
+        nanosleep(&ts, NULL);
+    }
     /* cancelling what is not running is harmless */
     in(f, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
           "{\"requestId\":12345}}");
