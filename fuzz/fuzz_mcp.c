@@ -108,8 +108,9 @@ static void check_message(session *s, const char *json, size_t len)
     rig_json_doc_free(d);
 }
 
-static int on_send(const char *json, size_t len, void *ud)
+static int on_send(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
+    (void)route;
     check_message(ud, json, len);
     return 0;
 }

@@ -29,7 +29,9 @@ enum rig_status {
     RIG_EBLOCKED = -10,  /* a before hook refused the call */
     RIG_EPARAMS = -11,   /* params given where none are accepted */
     RIG_ETOOL = -12,     /* the tool itself failed (an error result) */
-    RIG_ESTATE = -13     /* the object is in the wrong state for this call */
+    RIG_ESTATE = -13,    /* the object is in the wrong state for this call */
+    RIG_ENOTSUP = -14,   /* the other side cannot do this (a capability it lacks) */
+    RIG_EPEER = -15      /* the other side answered with an error */
 };
 
 /* The name of a status code's meaning, e.g. "no such tool". Never NULL. */

@@ -19,6 +19,7 @@
 
 #include "rig/common.h"
 #include "rig/error.h"
+#include "rig/content.h"
 #include "rig/toolset.h"
 
 #ifdef __cplusplus
@@ -53,13 +54,142 @@ RIG_API void rig_mcp_server_free(rig_mcp_server *s);
 /* tools/list pages: at most this many tools a page (default 100). */
 RIG_API void rig_mcp_server_set_page_size(rig_mcp_server *s, unsigned n);
 
+/* ---- resources --------------------------------------------------------
+ *
+ * A resource is a URI the client may read: static text or bytes given at
+ * registration, or a read function. A template is a URI with RFC 6570
+ * {name} parts (level 1: each matches one or more characters other than
+ * '/'); a read of a matching URI goes to its function with the parts'
+ * values. */
+
+/* Named values: a template's variables, a prompt's arguments. */
+typedef struct rig_mcp_vars rig_mcp_vars;
+/* The value of `name`, or NULL. */
+RIG_API const char *rig_mcp_var(const rig_mcp_vars *v, const char *name);
+
+/* What a read returns: one or more contents. */
+typedef struct rig_mcp_contents rig_mcp_contents;
+RIG_API int rig_mcp_contents_text(rig_mcp_contents *c, const char *uri, const char *mime_type,
+                                  const char *text);
+/* `data` is raw bytes; rig base64-encodes them. */
+RIG_API int rig_mcp_contents_blob(rig_mcp_contents *c, const char *uri, const char *mime_type,
+                                  const void *data, size_t len);
+
+/* Return RIG_OK, RIG_ENOENT for "no such resource" (the client gets MCP's
+ * -32002), or another code with `err` saying why. */
+typedef int (*rig_mcp_read_fn)(const char *uri, const rig_mcp_vars *vars, rig_mcp_contents *out,
+                               void *ud, rig_error *err);
+
+typedef struct rig_mcp_resource {
+    const char *uri; /* a template for rig_mcp_server_add_template */
+    const char *name;
+    const char *title;       /* optional */
+    const char *description; /* optional */
+    const char *mime_type;   /* optional */
+    /* Either a read function ... */
+    rig_mcp_read_fn read;
+    void *ud;
+    /* ... or static content (copied): text, or `blob_len` bytes. */
+    const char *text;
+    const void *blob;
+    size_t blob_len;
+} rig_mcp_resource;
+
+/* Add a resource (a template). Clients are told the list changed. Errors:
+ * RIG_EINVAL (no uri or name, neither read nor content), RIG_EEXIST. */
+RIG_API int rig_mcp_server_add_resource(rig_mcp_server *s, const rig_mcp_resource *r,
+                                        rig_error *err);
+RIG_API int rig_mcp_server_add_template(rig_mcp_server *s, const rig_mcp_resource *r,
+                                        rig_error *err);
+/* Remove a resource or template by its uri; RIG_ENOENT if none. */
+RIG_API int rig_mcp_server_remove_resource(rig_mcp_server *s, const char *uri);
+/* Tell the clients that subscribed to `uri` it changed
+ * (notifications/resources/updated). Any thread. */
+RIG_API void rig_mcp_server_resource_updated(rig_mcp_server *s, const char *uri);
+
+/* ---- prompts ----------------------------------------------------------- */
+
+typedef struct rig_mcp_prompt_arg {
+    const char *name;
+    const char *title;       /* optional */
+    const char *description; /* optional */
+    bool required;
+} rig_mcp_prompt_arg;
+
+/* What prompts/get returns: messages, and optionally a description. */
+typedef struct rig_mcp_messages rig_mcp_messages;
+/* Each content block of `blocks` becomes one message from `role` ("user" or
+ * "assistant"); the blocks are copied. */
+RIG_API int rig_mcp_messages_add(rig_mcp_messages *m, const char *role, const rig_result *blocks);
+RIG_API int rig_mcp_messages_description(rig_mcp_messages *m, const char *description);
+
+/* Arguments come checked: every required one is there. Return RIG_OK, or a
+ * code with `err` (RIG_EINVAL: the client gets -32602 with err's text). */
+typedef int (*rig_mcp_prompt_fn)(const rig_mcp_vars *args, rig_mcp_messages *out, void *ud,
+                                 rig_error *err);
+
+typedef struct rig_mcp_prompt {
+    const char *name;
+    const char *title;       /* optional */
+    const char *description; /* optional */
+    const rig_mcp_prompt_arg *args;
+    size_t n_args;
+    rig_mcp_prompt_fn get;
+    void *ud;
+} rig_mcp_prompt;
+
+RIG_API int rig_mcp_server_add_prompt(rig_mcp_server *s, const rig_mcp_prompt *p, rig_error *err);
+RIG_API int rig_mcp_server_remove_prompt(rig_mcp_server *s, const char *name);
+
+/* ---- completion (completion/complete) ----------------------------------- */
+
+typedef struct rig_mcp_completion rig_mcp_completion;
+/* Offer one value (MCP allows 100 an answer; more are counted in total). */
+RIG_API int rig_mcp_completion_add(rig_mcp_completion *c, const char *value);
+/* The number of matches in all (default: those added) and whether there
+ * are more than were sent. */
+RIG_API void rig_mcp_completion_total(rig_mcp_completion *c, size_t total, bool has_more);
+
+/* `ref_type` is "ref/prompt" (ref: the prompt's name) or "ref/resource"
+ * (ref: the template's uri); `arg` and `value` the argument being typed;
+ * `context` the arguments already filled in. Return RIG_OK (no values is
+ * fine) or a code with `err`. */
+typedef int (*rig_mcp_complete_fn)(const char *ref_type, const char *ref, const char *arg,
+                                   const char *value, const rig_mcp_vars *context,
+                                   rig_mcp_completion *out, void *ud, rig_error *err);
+/* Declares the completions capability. */
+RIG_API void rig_mcp_server_set_completion(rig_mcp_server *s, rig_mcp_complete_fn fn, void *ud);
+
+/* ---- logging ------------------------------------------------------------ */
+
+/* Send a log message (`data`: JSON text of any value) to every client whose
+ * level admits it (notifications/message). Any thread. A tool logs with
+ * rig_call_log instead, so the line travels with its request. */
+RIG_API void rig_mcp_server_log(rig_mcp_server *s, rig_log_level level, const char *logger,
+                                const char *data);
+
+/* ---- sessions ------------------------------------------------------------ */
+
 typedef struct rig_mcp_conn rig_mcp_conn;
+
+/* Where a message belongs, for transports that keep one stream per request
+ * (Streamable HTTP). `related` is the JSON text of the id of the client's
+ * request the message answers or was caused by (progress, a log line or a
+ * question from its tool), NULL for one that belongs to no request
+ * (list_changed, a resource update). `final`: this is the answer itself,
+ * the last message of that request. */
+typedef struct rig_mcp_route {
+    const char *related;
+    size_t related_len;
+    bool final;
+} rig_mcp_route;
 
 /* Send one whole message (a JSON object, no newline). Called only from
  * rig_mcp_conn_receive and rig_mcp_conn_flush, i.e. on the transport's own
  * thread. Return 0, or nonzero when the peer is gone (the connection then
  * stops sending). */
-typedef int (*rig_mcp_send_fn)(const char *json, size_t len, void *ud);
+typedef int (*rig_mcp_send_fn)(const char *json, size_t len, const rig_mcp_route *route,
+                               void *ud);
 /* "Call rig_mcp_conn_flush soon, on your thread": called from any thread. */
 typedef void (*rig_mcp_wake_fn)(void *ud);
 
@@ -83,6 +213,11 @@ RIG_API int rig_mcp_conn_flush(rig_mcp_conn *c);
  * (nor after rig_mcp_conn_free), so a transport that finds it 0 and then
  * flushes has sent everything and may tear its wake-up down. */
 RIG_API size_t rig_mcp_conn_pending(const rig_mcp_conn *c);
+
+/* The protocol version the session speaks (before initialize: the latest). */
+RIG_API const char *rig_mcp_conn_version(const rig_mcp_conn *c);
+/* Whether `version` is one rig speaks. */
+RIG_API bool rig_mcp_version_supported(const char *version, size_t len);
 
 /* Serve one client over file descriptors (newline-delimited JSON, as MCP's
  * stdio transport) until the input ends, then wait for running calls to

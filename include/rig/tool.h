@@ -194,11 +194,66 @@ RIG_API int rig_call_sleep(rig_call *c, int64_t ms);
 RIG_API const char *rig_call_security_risk(const rig_call *c);
 RIG_API const char *rig_call_summary(const rig_call *c);
 
-/* Report progress: `progress` so far of `total` (total <= 0: unknown), with
- * an optional message. Goes to the caller's progress callback, if any (an
- * MCP client that asked for progress gets notifications/progress). */
+/* ---- talking to the caller while the tool runs --------------------------
+ *
+ * A caller (the MCP server, for one) may hand a call a peer: the functions
+ * that carry progress, log messages and questions back to its client. Each
+ * is optional; without a peer, progress and logs are dropped and questions
+ * fail with RIG_ENOTSUP. */
+
+/* MCP's logging levels (RFC 5424's severities, least severe first). */
+typedef enum rig_log_level {
+    RIG_LOG_DEBUG,
+    RIG_LOG_INFO,
+    RIG_LOG_NOTICE,
+    RIG_LOG_WARNING,
+    RIG_LOG_ERROR,
+    RIG_LOG_CRITICAL,
+    RIG_LOG_ALERT,
+    RIG_LOG_EMERGENCY
+} rig_log_level;
+
+/* "debug", "info", ... ; NULL for a level out of range. */
+RIG_API const char *rig_log_level_name(rig_log_level level);
+/* The level named `name`, or -1. */
+RIG_API int rig_log_level_parse(const char *name);
+
 typedef void (*rig_progress_fn)(double progress, double total, const char *message, void *ud);
+
+typedef struct rig_call_peer {
+    rig_progress_fn progress;
+    /* `data` is JSON text (any value); `logger` may be NULL. */
+    void (*log)(rig_log_level level, const char *logger, const char *data, size_t len, void *ud);
+    /* Send request `method` with `params` (JSON text of an object) to the
+     * client and wait for its answer: RIG_OK with *answer the result's JSON
+     * text (malloc'd, NUL-ended), or an error code with `err` saying why. */
+    int (*ask)(rig_call *call, const char *method, const char *params, size_t len, char **answer,
+               size_t *answer_len, rig_error *err, void *ud);
+    /* Runs once when the call is gone for good, after every other function
+     * above has returned, so their `ud` can be freed here. May be NULL. */
+    void (*end)(void *ud);
+} rig_call_peer;
+
+/* Report progress: `progress` so far of `total` (total <= 0: unknown), with
+ * an optional message (an MCP client that asked for progress gets
+ * notifications/progress). */
 RIG_API void rig_call_progress(rig_call *c, double progress, double total, const char *message);
+
+/* Log `data` (JSON text of any value; a string must be quoted) at `level`.
+ * An MCP client gets notifications/message if it asked for that level. */
+RIG_API void rig_call_log(rig_call *c, rig_log_level level, const char *logger, const char *data);
+/* The same with a formatted message sent as a JSON string. */
+RIG_API void rig_call_logf(rig_call *c, rig_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Ask the caller's client (MCP: sampling/createMessage, elicitation/create,
+ * roots/list) and wait for the answer, the call's cancellation or its
+ * deadline. Returns RIG_OK with *answer (free it), RIG_ENOTSUP when the
+ * client cannot answer that method, RIG_EPEER when it answered with an
+ * error, RIG_ECANCELED, RIG_ETIMEDOUT, or RIG_ESTATE for an inline tool
+ * (which runs on the thread that would carry the answer). */
+RIG_API int rig_call_ask(rig_call *c, const char *method, const char *params, char **answer,
+                         size_t *answer_len, rig_error *err);
 
 /* Trigger the tool's (and the toolset's) callbacks for `event`. */
 RIG_API void rig_call_emit(rig_call *c, const char *event, const char *data_json);

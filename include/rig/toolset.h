@@ -86,13 +86,11 @@ typedef struct rig_call_opts {
     int64_t timeout_ms;    /* 0: the toolset's timeout; < 0: none */
     rig_provider provider; /* with `native`: resolve `name` as a native api_name */
     bool native;
-    /* Progress the tool reports (rig_call_progress) goes to `progress`, on
-     * the tool's thread, while it runs; `progress_end` (may be NULL) runs
-     * once when the call is gone for good, after the last `progress`, so
-     * `progress_ud` can be freed there. Both NULL: progress is dropped. */
-    rig_progress_fn progress;
-    void (*progress_end)(void *progress_ud);
-    void *progress_ud;
+    /* Where the tool's progress, log messages and questions go while it
+     * runs (see rig_call_peer), with `peer_ud`; NULL: nowhere. The peer's
+     * `end` runs once even when the call cannot start. */
+    const rig_call_peer *peer;
+    void *peer_ud;
 } rig_call_opts;
 
 /* Run tool `name` with `args` (JSON text of an object; NULL or "" mean {})

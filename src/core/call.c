@@ -8,6 +8,8 @@
  * and the rig_call context an executor reads. The arguments are rewritten
  * only when something changed (a coercion, a default, a stripped field, a
  * hook); the common call parses its arguments once and copies nothing else. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -229,11 +231,10 @@ out_fail:
 /* Drop what belongs to one call, keeping the reusable memory. */
 static void call_clear(struct rig_call *c)
 {
-    if (c->progress_end)
-        c->progress_end(c->progress_ud);
-    c->progress = NULL;
-    c->progress_end = NULL;
-    c->progress_ud = NULL;
+    if (c->peer && c->peer->end)
+        c->peer->end(c->peer_ud);
+    c->peer = NULL;
+    c->peer_ud = NULL;
     rig__tool_unref(c->tool);
     c->tool = NULL;
     free(c->text);
@@ -509,9 +510,75 @@ const char *rig_call_summary(const rig_call *c)
 
 void rig_call_progress(rig_call *c, double progress, double total, const char *message)
 {
-    if (!c || !c->root->progress || rig_call_cancelled(c))
+    if (!c || !c->root->peer || !c->root->peer->progress || rig_call_cancelled(c))
         return;
-    c->root->progress(progress, total, message, c->root->progress_ud);
+    c->root->peer->progress(progress, total, message, c->root->peer_ud);
+}
+
+static const char *const log_levels[] = {"debug",    "info",  "notice", "warning",
+                                         "error",    "critical", "alert", "emergency"};
+
+const char *rig_log_level_name(rig_log_level level)
+{
+    return (unsigned)level < sizeof log_levels / sizeof *log_levels ? log_levels[level] : NULL;
+}
+
+int rig_log_level_parse(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof log_levels / sizeof *log_levels; i++)
+        if (strcmp(name, log_levels[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+void rig_call_log(rig_call *c, rig_log_level level, const char *logger, const char *data)
+{
+    if (!c || !data || !rig_log_level_name(level) || !c->root->peer || !c->root->peer->log)
+        return;
+    c->root->peer->log(level, logger, data, strlen(data), c->root->peer_ud);
+}
+
+void rig_call_logf(rig_call *c, rig_log_level level, const char *fmt, ...)
+{
+    if (!c || !fmt || !c->root->peer || !c->root->peer->log)
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    rig_json_writer w;
+    rig_json_writer_init(&w, 0);
+    rig_json_write_string(&w, buf);
+    size_t len = 0;
+    const char *json = rig_json_writer_finish(&w, &len);
+    if (json)
+        c->root->peer->log(level, NULL, json, len, c->root->peer_ud);
+    rig_json_writer_free(&w);
+}
+
+int rig_call_ask(rig_call *c, const char *method, const char *params, char **answer,
+                 size_t *answer_len, rig_error *err)
+{
+    if (answer)
+        *answer = NULL;
+    if (answer_len)
+        *answer_len = 0;
+    if (!c || !method || !answer)
+        return rig_error_set(err, RIG_EINVAL, "rig_call_ask needs a call, a method and an answer.");
+    if (c->tool && (c->tool->flags & RIG_TOOL_INLINE))
+        return rig_error_set(err, RIG_ESTATE,
+                             "Tool '%s' runs inline, on the thread that would carry the "
+                             "client's answer; a tool that asks its client must run on a worker.",
+                             c->tool->name);
+    if (!c->root->peer || !c->root->peer->ask)
+        return rig_error_set(err, RIG_ENOTSUP,
+                             "Nobody to ask: this call's caller cannot send '%s' to a client.",
+                             method);
+    if (rig_call_cancelled(c))
+        return rig_error_set(err, RIG_ECANCELED, "The call was cancelled.");
+    const char *p = params && *params ? params : "{}";
+    return c->root->peer->ask(c, method, p, strlen(p), answer, answer_len, err, c->root->peer_ud);
 }
 
 void rig_call_emit(rig_call *c, const char *event, const char *data_json)

@@ -455,7 +455,7 @@ static void write_opt(rig_json_writer *w, const char *key, const char *val)
     }
 }
 
-static void write_block(rig_json_writer *w, const rig_content *c)
+void rig__content_write_block(rig_json_writer *w, const rig_content *c)
 {
     rig_json_write_object_begin(w);
     rig_json_write_key(w, "type");
@@ -511,7 +511,7 @@ int rig_result_write(const rig_result *r, rig_json_writer *w)
     rig_json_write_array_begin(w);
     for (size_t i = 0; i < r->n; i++) {
         has_text |= r->blocks[i].c.type == RIG_CONTENT_TEXT;
-        write_block(w, &r->blocks[i].c);
+        rig__content_write_block(w, &r->blocks[i].c);
     }
     /* MCP: a tool returning structured content should also return it
      * serialized in a text block, for clients that predate structuredContent. */

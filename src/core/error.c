@@ -22,6 +22,8 @@ const char *rig_strerror(int code)
     case RIG_EPARAMS: return "parameters not accepted";
     case RIG_ETOOL: return "the tool reported an error";
     case RIG_ESTATE: return "wrong state for this operation";
+    case RIG_ENOTSUP: return "not supported by the other side";
+    case RIG_EPEER: return "the other side answered with an error";
     default: return "unknown error";
     }
 }

@@ -104,10 +104,12 @@ struct rig_call {
     pthread_mutex_t mu;      /* root only: rig_call_sleep waits here */
     pthread_cond_t cv;
     struct rig_call *next_spare; /* a toolset's cache of finished calls */
-    rig_progress_fn progress;    /* root only: the caller's, or NULL */
-    void (*progress_end)(void *ud);
-    void *progress_ud;
+    const rig_call_peer *peer;   /* root only: the caller's, or NULL */
+    void *peer_ud;
 };
+
+/* content.c: one block as MCP writes it ({"type":"text",...}). */
+RIG_INTERNAL void rig__content_write_block(rig_json_writer *w, const rig_content *c);
 
 /* tool.c */
 RIG_INTERNAL void rig__tool_ref(rig_tool *t);

@@ -472,10 +472,9 @@ static struct rig_call *prepare_call(rig_toolset *ts, const char *name, const ch
     rig__tool_unref(t);
     if (!c)
         return NULL;
-    if (opts && opts->progress) {
-        c->progress = opts->progress;
-        c->progress_end = opts->progress_end;
-        c->progress_ud = opts->progress_ud;
+    if (opts && opts->peer) {
+        c->peer = opts->peer;
+        c->peer_ud = opts->peer_ud;
     }
     int64_t timeout = opts && opts->timeout_ms ? opts->timeout_ms : ts->timeout_ms;
     int64_t now = rig__now_ns();
@@ -494,8 +493,8 @@ static struct rig_call *prepare(rig_toolset *ts, const char *name, const char *a
                                 rig_error *err)
 {
     struct rig_call *c = prepare_call(ts, name, args, len, opts, queued, fail, err);
-    if (!c && opts && opts->progress && opts->progress_end)
-        opts->progress_end(opts->progress_ud);
+    if (!c && opts && opts->peer && opts->peer->end)
+        opts->peer->end(opts->peer_ud);
     return c;
 }
 
@@ -731,8 +730,8 @@ rig_job *rig_toolset_submit(rig_toolset *ts, const char *name, const char *args,
         return NULL;
     rig_job *j = job_new(ts, done, ud);
     if (!j) {
-        if (opts && opts->progress && opts->progress_end)
-            opts->progress_end(opts->progress_ud);
+        if (opts && opts->peer && opts->peer->end)
+            opts->peer->end(opts->peer_ud);
         done(rig_result_error("Out of memory starting tool '%.64s'.", name ? name : ""),
              RIG_ENOMEM, ud);
         return NULL;

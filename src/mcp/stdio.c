@@ -203,8 +203,9 @@ static int write_file(int fd, const char *json, size_t len)
 }
 
 /* rig_mcp_send_fn: one message, then "\n", as one write. */
-static int send_message(const char *json, size_t len, void *ud)
+static int send_message(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
+    (void)route; /* one stream: everything goes out in order */
     stdio_transport *t = ud;
     if (t->out_dead || t->closing)
         return -1;
@@ -276,7 +277,7 @@ static void answer_too_large(stdio_transport *t)
     size_t len;
     const char *json = rig_json_writer_finish(&w, &len);
     if (json)
-        send_message(json, len, t);
+        send_message(json, len, NULL, t);
     rig_json_writer_free(&w);
 }
 

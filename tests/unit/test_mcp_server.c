@@ -16,8 +16,9 @@ typedef struct capture {
     bool fail_send;
 } capture;
 
-static int on_send(const char *json, size_t len, void *ud)
+static int on_send(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
+    (void)route;
     capture *c = ud;
     if (c->fail_send)
         return -1;
