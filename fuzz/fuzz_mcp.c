@@ -110,7 +110,8 @@ static void check_message(session *s, const char *json, size_t len)
 
 static int on_send(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
-    (void)route;
+    if (route && route->close)
+        return 0;
     check_message(ud, json, len);
     return 0;
 }

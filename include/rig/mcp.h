@@ -177,11 +177,15 @@ typedef struct rig_mcp_conn rig_mcp_conn;
  * request the message answers or was caused by (progress, a log line or a
  * question from its tool), NULL for one that belongs to no request
  * (list_changed, a resource update). `final`: this is the answer itself,
- * the last message of that request. */
+ * the last message of that request. `close`: no message (json is NULL),
+ * but a request to close the related request's stream now; the client
+ * reconnects after `retry_ms` (rig_call_close_stream). */
 typedef struct rig_mcp_route {
     const char *related;
     size_t related_len;
     bool final;
+    bool close;
+    unsigned retry_ms;
 } rig_mcp_route;
 
 /* Send one whole message (a JSON object, no newline). Called only from
@@ -227,6 +231,48 @@ RIG_API bool rig_mcp_version_supported(const char *version, size_t len);
  * meanwhile inherit that mask: a tool that spawns processes resets it in
  * the child). The caller's descriptors are left as they were. */
 RIG_API int rig_mcp_serve_stdio(rig_mcp_server *s, int in_fd, int out_fd, rig_error *err);
+
+/* ---- Streamable HTTP ----------------------------------------------------
+ *
+ * One endpoint (default /mcp): POST a message (a request is answered with
+ * JSON, or an SSE stream when its call sends more than the answer: progress,
+ * logs, questions to the client), GET an SSE stream for messages that belong
+ * to no request (list_changed, resource updates), DELETE to end a session.
+ * Sessions (Mcp-Session-Id) start at initialize. SSE event ids let a client
+ * that lost a stream resume it (GET with Last-Event-ID). Requests with a
+ * foreign Host or Origin are refused (DNS rebinding), as are ones without
+ * the bearer token when one is set. Each connection has its own thread
+ * (libmicrohttpd), tool calls run on the toolset's workers. */
+
+typedef struct rig_mcp_http_opts {
+    const char *host;            /* address to bind; default "127.0.0.1" */
+    unsigned port;               /* 0: any free port (see rig_mcp_http_port) */
+    const char *path;            /* default "/mcp" */
+    const char *token;           /* clients must send "Authorization: Bearer <token>" */
+    const char *const *origins;  /* NULL-ended Origins allowed beyond loopback ones */
+    size_t max_body;             /* bytes a POST may carry; default 4 MiB */
+    unsigned max_sessions;       /* default 1000; when full, the longest idle one goes */
+    unsigned session_idle_s;     /* a session unused this long ends; default 3600 */
+    unsigned conn_timeout_s;     /* an idle or stalled connection closes; default 30 */
+    unsigned max_connections;    /* default 512 */
+} rig_mcp_http_opts;
+
+typedef struct rig_mcp_http rig_mcp_http;
+
+/* Listen and serve in the background. */
+RIG_API rig_mcp_http *rig_mcp_http_start(rig_mcp_server *s, const rig_mcp_http_opts *opts,
+                                         rig_error *err);
+/* The port it listens on. */
+RIG_API unsigned rig_mcp_http_port(const rig_mcp_http *h);
+/* Live sessions. */
+RIG_API size_t rig_mcp_http_sessions(rig_mcp_http *h);
+/* Stop listening, end every session (their calls are cancelled), free. */
+RIG_API void rig_mcp_http_stop(rig_mcp_http *h);
+
+/* Start, then serve until SIGINT or SIGTERM; `ready` (may be NULL) is
+ * called once listening, with the port. */
+RIG_API int rig_mcp_serve_http(rig_mcp_server *s, const rig_mcp_http_opts *opts,
+                               void (*ready)(unsigned port, void *ud), void *ud, rig_error *err);
 
 #ifdef __cplusplus
 }

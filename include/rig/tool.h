@@ -229,6 +229,9 @@ typedef struct rig_call_peer {
      * text (malloc'd, NUL-ended), or an error code with `err` saying why. */
     int (*ask)(rig_call *call, const char *method, const char *params, size_t len, char **answer,
                size_t *answer_len, rig_error *err, void *ud);
+    /* Close the stream carrying the call's messages; the client comes back
+     * after `retry_ms` for the rest (MCP Streamable HTTP's SSE polling). */
+    void (*close_stream)(unsigned retry_ms, void *ud);
     /* Runs once when the call is gone for good, after every other function
      * above has returned, so their `ud` can be freed here. May be NULL. */
     void (*end)(void *ud);
@@ -245,6 +248,12 @@ RIG_API void rig_call_log(rig_call *c, rig_log_level level, const char *logger, 
 /* The same with a formatted message sent as a JSON string. */
 RIG_API void rig_call_logf(rig_call *c, rig_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Close the stream that carries this call's messages to the client now:
+ * the client reconnects after `retry_ms` and gets what followed (Streamable
+ * HTTP's SSE polling, SEP-1699), so a long call need not hold a connection
+ * open. Transports without streams (stdio) ignore it. */
+RIG_API void rig_call_close_stream(rig_call *c, unsigned retry_ms);
 
 /* Ask the caller's client (MCP: sampling/createMessage, elicitation/create,
  * roots/list) and wait for the answer, the call's cancellation or its

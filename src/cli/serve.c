@@ -1,7 +1,9 @@
-/* serve.c — `rig serve`: rig's built-in tools as an MCP server on stdin and
- * stdout, for an MCP host (Claude Desktop, an IDE, an agent) to start as a
- * child process.
+/* serve.c — `rig serve`: rig's built-in tools as an MCP server, on stdin and
+ * stdout for an MCP host (Claude Desktop, an IDE, an agent) to start as a
+ * child process, or over Streamable HTTP (--http) for hosts that connect to
+ * a URL.
  *
+ * In stdio mode
  * stdout carries MCP messages and nothing else. The transport writes to a
  * private duplicate of fd 1, and fd 1 itself is pointed at stderr while the
  * server runs, so a stray printf anywhere in the process lands in the log
@@ -28,16 +30,23 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: rig serve [--root DIR] [--timeout SECS]\n"
+            "       rig serve --http HOST:PORT [--token TOKEN] [--allow-origin ORIGIN]...\n"
             "\n"
-            "Serve rig's built-in tools over MCP on stdin and stdout (newline-delimited\n"
-            "JSON-RPC, MCP's stdio transport) until stdin ends or SIGINT/SIGTERM comes;\n"
-            "calls still running are answered first (a second signal stops them).\n"
-            "Diagnostics go to stderr.\n"
+            "Serve rig's built-in tools over MCP. Without --http, on stdin and stdout\n"
+            "(newline-delimited JSON-RPC, MCP's stdio transport) until stdin ends or\n"
+            "SIGINT/SIGTERM comes; calls still running are answered first (a second\n"
+            "signal stops them). With --http, over Streamable HTTP at\n"
+            "http://HOST:PORT/mcp until SIGINT/SIGTERM. Diagnostics go to stderr.\n"
             "\n"
             "options:\n"
-            "  --root DIR       the directory file tools are confined to (default: .)\n"
-            "  --timeout SECS   stop any tool call after SECS seconds (default 300)\n"
-            "  --http ...       MCP over Streamable HTTP: not yet implemented\n"
+            "  --root DIR            the directory file tools are confined to (default: .)\n"
+            "  --timeout SECS        stop any tool call after SECS seconds (default 300)\n"
+            "  --http HOST:PORT      serve over HTTP; HOST 127.0.0.1 keeps it on this\n"
+            "                        machine; PORT 0 picks a free port\n"
+            "  --token TOKEN         HTTP clients must send Authorization: Bearer TOKEN\n"
+            "                        (default: $RIG_TOKEN, if set)\n"
+            "  --allow-origin ORIG   let browser pages from ORIG (e.g. https://app.example)\n"
+            "                        call the server; loopback origins always may\n"
             "\n"
             "exit status: 0 the session ended (end of input, a signal, the client hung up),\n"
             "             1 failure, 2 usage error\n");
@@ -65,20 +74,79 @@ static int claim_stdio(int *in, int *out)
     return 0;
 }
 
+/* "127.0.0.1:8765", "[::1]:8765", "localhost:0" */
+static int parse_hostport(const char *arg, char *host, size_t cap, unsigned *port)
+{
+    const char *colon = strrchr(arg, ':');
+    if (!colon || colon == arg)
+        return -1;
+    size_t hlen = (size_t)(colon - arg);
+    const char *h = arg;
+    if (h[0] == '[' && hlen >= 2 && h[hlen - 1] == ']') {
+        h++;
+        hlen -= 2;
+    }
+    char *end;
+    unsigned long p = strtoul(colon + 1, &end, 10);
+    if (hlen == 0 || hlen >= cap || end == colon + 1 || *end || p > 65535)
+        return -1;
+    memcpy(host, h, hlen);
+    host[hlen] = '\0';
+    *port = (unsigned)p;
+    return 0;
+}
+
+struct http_ready {
+    const char *host;
+    bool token;
+};
+
+/* Where to point a client, once the port is known. */
+static void on_ready(unsigned port, void *ud)
+{
+    struct http_ready *r = ud;
+    const char *h = r->host;
+    bool v6 = strchr(h, ':') != NULL;
+    char url[320];
+    snprintf(url, sizeof url, "http://%s%s%s:%u/mcp", v6 ? "[" : "", h, v6 ? "]" : "", port);
+    printf("rig serve: MCP over Streamable HTTP at %s\n", url);
+    if (r->token)
+        printf("  (clients must send Authorization: Bearer <token>)\n");
+    printf("  Claude Code:     claude mcp add --transport http rig %s\n", url);
+    printf("  Claude Desktop:  add to claude_desktop_config.json: "
+           "\"mcpServers\": {\"rig\": {\"command\": \"npx\", "
+           "\"args\": [\"mcp-remote\", \"%s\"]}}\n",
+           url);
+    printf("  MCP Inspector:   npx @modelcontextprotocol/inspector "
+           "--transport http --server-url %s\n",
+           url);
+    printf("  Stop with Ctrl-C.\n");
+    fflush(stdout);
+}
+
 int cli_serve(int argc, char **argv)
 {
     const char *root = NULL;
     double timeout = 0;
+    const char *http = NULL, *token_arg = NULL;
+    const char *origins[33] = {0};
+    size_t norigins = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return CLI_OK;
-        } else if (strcmp(a, "--http") == 0 || strncmp(a, "--http=", 7) == 0) {
-            fprintf(stderr, "rig serve: --http is not yet implemented; rig serves MCP over "
-                            "stdio only for now (run it without --http)\n");
-            return CLI_USAGE;
+        } else if (strcmp(a, "--http") == 0 && has_val) {
+            http = argv[++i];
+        } else if (strcmp(a, "--token") == 0 && has_val) {
+            token_arg = argv[++i];
+        } else if (strcmp(a, "--allow-origin") == 0 && has_val) {
+            if (norigins == 32) {
+                fprintf(stderr, "rig serve: at most 32 --allow-origin\n");
+                return CLI_USAGE;
+            }
+            origins[norigins++] = argv[++i];
         } else if (strcmp(a, "--root") == 0 && has_val) {
             root = argv[++i];
         } else if (strcmp(a, "--timeout") == 0 && has_val) {
@@ -88,7 +156,9 @@ int cli_serve(int argc, char **argv)
                 fprintf(stderr, "rig serve: --timeout needs seconds between 0 and 86400\n");
                 return CLI_USAGE;
             }
-        } else if (strcmp(a, "--root") == 0 || strcmp(a, "--timeout") == 0) {
+        } else if (strcmp(a, "--root") == 0 || strcmp(a, "--timeout") == 0 ||
+                   strcmp(a, "--http") == 0 || strcmp(a, "--token") == 0 ||
+                   strcmp(a, "--allow-origin") == 0) {
             fprintf(stderr, "rig serve: %s needs a value\n", a);
             return CLI_USAGE;
         } else {
@@ -96,6 +166,18 @@ int cli_serve(int argc, char **argv)
             usage(stderr);
             return CLI_USAGE;
         }
+    }
+    char host[256];
+    unsigned port = 0;
+    if (http && parse_hostport(http, host, sizeof host, &port) != 0) {
+        fprintf(stderr, "rig serve: --http needs HOST:PORT, e.g. 127.0.0.1:8765 (got '%s')\n",
+                http);
+        return CLI_USAGE;
+    }
+    const char *token = token_arg ? token_arg : getenv("RIG_TOKEN");
+    if ((token_arg || norigins) && !http) {
+        fprintf(stderr, "rig serve: --token and --allow-origin go with --http\n");
+        return CLI_USAGE;
     }
     if (root) {
         struct stat st;
@@ -118,6 +200,16 @@ int cli_serve(int argc, char **argv)
     int status = CLI_FAIL, in = -1, out = -1;
     if (!s) {
         fprintf(stderr, "rig serve: %s\n", err.message);
+        goto out;
+    }
+    if (http) {
+        rig_mcp_http_opts o = {.host = host, .port = port, .token = token, .origins = origins};
+        struct http_ready r = {host, token && *token};
+        if (rig_mcp_serve_http(s, &o, on_ready, &r, &err) != RIG_OK) {
+            fprintf(stderr, "rig serve: %s\n", err.message);
+            goto out;
+        }
+        status = CLI_OK;
         goto out;
     }
     if (claim_stdio(&in, &out) != 0)

@@ -557,6 +557,12 @@ void rig_call_logf(rig_call *c, rig_log_level level, const char *fmt, ...)
     rig_json_writer_free(&w);
 }
 
+void rig_call_close_stream(rig_call *c, unsigned retry_ms)
+{
+    if (c && c->root->peer && c->root->peer->close_stream)
+        c->root->peer->close_stream(retry_ms, c->root->peer_ud);
+}
+
 int rig_call_ask(rig_call *c, const char *method, const char *params, char **answer,
                  size_t *answer_len, rig_error *err)
 {

@@ -45,6 +45,8 @@ struct outmsg {
     char *related; /* the request id's JSON text, or NULL */
     size_t related_len;
     bool final;
+    bool close;         /* no message: close the related stream */
+    unsigned retry_ms;
     size_t len;
     char json[];
 };
@@ -391,6 +393,8 @@ static void enqueue_locked(rig_mcp_conn *c, rig_json_writer *w, const char *rela
     m->next = NULL;
     m->len = len;
     m->final = final;
+    m->close = false;
+    m->retry_ms = 0;
     m->related = related ? strdup(related) : NULL;
     m->related_len = m->related ? strlen(m->related) : 0;
     if (related && !m->related) {
@@ -416,8 +420,8 @@ int rig_mcp_conn_flush(rig_mcp_conn *c)
     int rc = c->dead ? -1 : 0;
     for (struct outmsg *n; m; m = n) {
         n = m->next;
-        rig_mcp_route route = {m->related, m->related_len, m->final};
-        if (!c->dead && c->send(m->json, m->len, &route, c->ud) != 0)
+        rig_mcp_route route = {m->related, m->related_len, m->final, m->close, m->retry_ms};
+        if (!c->dead && c->send(m->close ? NULL : m->json, m->len, &route, c->ud) != 0)
             c->dead = true;
         outmsg_free(m);
     }
@@ -1021,6 +1025,31 @@ static int call_ask(rig_call *call, const char *method, const char *params, size
     return rc;
 }
 
+static void call_close_stream(unsigned retry_ms, void *ud)
+{
+    struct pending *p = ud;
+    rig_mcp_conn *c = p->conn;
+    pthread_mutex_lock(&c->mu);
+    if (!p->answered && !p->cancelled && !c->closed) {
+        struct outmsg *m = calloc(1, sizeof *m);
+        if (m && (m->related = strdup(p->id))) {
+            m->related_len = strlen(m->related);
+            m->close = true;
+            m->retry_ms = retry_ms;
+            if (c->out_tail)
+                c->out_tail->next = m;
+            else
+                c->out_head = m;
+            c->out_tail = m;
+            if (c->wake)
+                c->wake(c->ud);
+        } else {
+            free(m);
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
 static void call_end(void *ud)
 {
     struct pending *p = ud;
@@ -1031,7 +1060,11 @@ static void call_end(void *ud)
 }
 
 static const rig_call_peer mcp_peer = {
-    .progress = call_progress, .log = call_log, .ask = call_ask, .end = call_end};
+    .progress = call_progress,
+    .log = call_log,
+    .ask = call_ask,
+    .close_stream = call_close_stream,
+    .end = call_end};
 
 static char *raw_copy(rig_json_val v)
 {

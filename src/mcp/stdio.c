@@ -205,7 +205,8 @@ static int write_file(int fd, const char *json, size_t len)
 /* rig_mcp_send_fn: one message, then "\n", as one write. */
 static int send_message(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
-    (void)route; /* one stream: everything goes out in order */
+    if (route && route->close)
+        return 0; /* one stream, which stays open */
     stdio_transport *t = ud;
     if (t->out_dead || t->closing)
         return -1;

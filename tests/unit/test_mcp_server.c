@@ -18,7 +18,8 @@ typedef struct capture {
 
 static int on_send(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
-    (void)route;
+    if (route && route->close)
+        return 0;
     capture *c = ud;
     if (c->fail_send)
         return -1;
