@@ -217,8 +217,8 @@ static int on_send(const char *json, size_t len, const rig_mcp_route *route, voi
     }
     if (route && route->related)
         st = stream_by_related(ss, route->related, route->related_len);
-    else if (route && route->final)
-        st = ss->capture; /* an error to a message without a usable id */
+    if (!st && route && route->final)
+        st = ss->capture; /* an error to a message that was no request */
     if (!st && !(route && route->final))
         st = stream_by_id(ss, 0); /* unrelated, or its request's stream is gone */
     if (st && !ss->ended)
@@ -805,7 +805,9 @@ static int do_post(struct rig_mcp_http *h, struct MHD_Connection *con, struct re
     bool ok_init = false;
     if (init && json) {
         /* A session exists only once initialize succeeded. */
-        ok_init = strstr(json, "\"result\"") && !strstr(json, "\"error\":{\"code\"");
+        rig_json_doc *answer = rig_json_parse(json, strlen(json), NULL, NULL);
+        ok_init = rig_json_exists(rig_json_get(rig_json_doc_root(answer), "result"));
+        rig_json_doc_free(answer);
         if (ok_init) {
             if (!sessions_make_room(h, &evicted)) {
                 ok_init = false;
