@@ -5,7 +5,7 @@
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build run test asan valgrind bench fuzz clean
+.PHONY: all deps build run demo test asan valgrind bench fuzz clean
 
 all: build
 
@@ -18,16 +18,19 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-# rig's main job. Until the MCP server lands (issue 4) it is a short demo:
-# the built-in tools as an MCP client lists them, then a few calls.
+# rig's main job: the MCP server, over Streamable HTTP on this machine only,
+# with the built-in tools confined to this directory. It prints the URL and
+# how to connect Claude Code, Claude Desktop and the MCP Inspector; Ctrl-C
+# stops it. PORT=... picks another port.
+PORT ?= 8765
 run: build
 	@$(BUILD)/rig --version
-	@echo "--- rig tools (the MCP tools/list result; here just the names):"
-	@$(BUILD)/rig tools --compact | $(BUILD)/rig json fmt | grep -E '^      "name"'
+	@exec $(BUILD)/rig serve --http 127.0.0.1:$(PORT) --root .
+
+# The old tour: a few calls from the command line, and a tool written in C.
+demo: build
 	@echo "--- rig call get_current_time timezone=Europe/Berlin"
 	@$(BUILD)/rig call get_current_time timezone=Europe/Berlin
-	@echo "--- rig call convert_time source_timezone=America/New_York time=09:30 target_timezone=Asia/Tokyo"
-	@$(BUILD)/rig call convert_time source_timezone=America/New_York time=09:30 target_timezone=Asia/Tokyo
 	@echo "--- rig call think (a string where an integer is wanted is read as one)"
 	@$(BUILD)/rig call think thought="Start with the tests" nextThoughtNeeded:=true thoughtNumber=1 totalThoughts=3
 	@echo "--- rig call sleep seconds:=-1 (an error result the model can act on; exit status 1)"
