@@ -88,8 +88,17 @@ RIG_INTERNAL int rig__mcp_reply_error(mcp_reply *r, int code, const char *fmt, .
 /* Where a listing starts: 0 without a cursor; -1 (and `r` set) for a
  * cursor that is not one of rig's. */
 RIG_INTERNAL long rig__mcp_cursor(rig_json_val params, mcp_reply *r);
+/* The page of `n` items from `start`: its end in *end, or -32602 (and `r`)
+ * for a start past the end. */
+RIG_INTERNAL int rig__mcp_page(rig_mcp_server *s, long start, size_t n, size_t *end,
+                               mcp_reply *r);
 /* "nextCursor" when more follow `end` of `n`. */
 RIG_INTERNAL void rig__mcp_write_next(rig_json_writer *w, size_t end, size_t n);
+
+/* "key": val, when val is not NULL. */
+RIG_INTERNAL void rig__mcp_write_opt(rig_json_writer *w, const char *key, const char *val);
+/* strdup that notes a failure in *oom (NULL stays NULL). */
+RIG_INTERNAL char *rig__mcp_dup_opt(const char *s, bool *oom);
 
 /* A malloc'd copy of a string value; NULL if not a string, if it holds a
  * NUL, or out of memory. */
@@ -99,7 +108,9 @@ RIG_INTERNAL char *rig__mcp_strdup(rig_json_val v);
 RIG_INTERNAL void rig__mcp_broadcast(rig_mcp_server *s, const char *method);
 
 /* resources.c */
-RIG_INTERNAL int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params, bool templates,
+RIG_INTERNAL int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params,
+                                         rig_json_writer *w, mcp_reply *r);
+RIG_INTERNAL int rig__mcp_templates_list(rig_mcp_server *s, rig_json_val params,
                                          rig_json_writer *w, mcp_reply *r);
 RIG_INTERNAL int rig__mcp_resources_read(rig_mcp_server *s, rig_json_val params,
                                          rig_json_writer *w, mcp_reply *r);

@@ -116,6 +116,16 @@ void rig__rpc_begin_notification(rig_json_writer *w, const char *method)
     rig_json_write_key(w, "params");
 }
 
+void rig__rpc_begin_request(rig_json_writer *w, int64_t id, const char *method)
+{
+    begin(w);
+    rig_json_write_key(w, "id");
+    rig_json_write_int(w, id);
+    rig_json_write_key(w, "method");
+    rig_json_write_string(w, method);
+    rig_json_write_key(w, "params");
+}
+
 void rig__rpc_end(rig_json_writer *w)
 {
     rig_json_write_object_end(w);

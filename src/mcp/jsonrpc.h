@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rig/json.h"
 #include "util/compiler.h"
@@ -43,6 +44,9 @@ RIG_INTERNAL void rig__rpc_begin_result(rig_json_writer *w, rig_json_val id);
 RIG_INTERNAL void rig__rpc_begin_result_raw(rig_json_writer *w, const char *id, size_t len);
 /* Begin {"jsonrpc":"2.0","method":<method>,"params": — for notifications. */
 RIG_INTERNAL void rig__rpc_begin_notification(rig_json_writer *w, const char *method);
+/* Begin {"jsonrpc":"2.0","id":<id>,"method":<method>,"params": — rig's own
+ * requests to the client. */
+RIG_INTERNAL void rig__rpc_begin_request(rig_json_writer *w, int64_t id, const char *method);
 RIG_INTERNAL void rig__rpc_end(rig_json_writer *w);
 
 #endif

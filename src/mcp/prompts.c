@@ -67,14 +67,6 @@ void rig__mcp_prompts_free(rig_mcp_server *s)
     s->prompts = s->gone_prompts = NULL;
 }
 
-static char *dup_opt(const char *s, bool *oom)
-{
-    char *d = s ? strdup(s) : NULL;
-    if (s && !d)
-        *oom = true;
-    return d;
-}
-
 int rig_mcp_server_add_prompt(rig_mcp_server *s, const rig_mcp_prompt *in, rig_error *err)
 {
     if (!s || !in || !in->name || !*in->name || !in->get)
@@ -90,9 +82,9 @@ int rig_mcp_server_add_prompt(rig_mcp_server *s, const rig_mcp_prompt *in, rig_e
     if (!p)
         return rig_error_set(err, RIG_ENOMEM, "Out of memory.");
     bool oom = false;
-    p->name = dup_opt(in->name, &oom);
-    p->title = dup_opt(in->title, &oom);
-    p->description = dup_opt(in->description, &oom);
+    p->name = rig__mcp_dup_opt(in->name, &oom);
+    p->title = rig__mcp_dup_opt(in->title, &oom);
+    p->description = rig__mcp_dup_opt(in->description, &oom);
     p->get = in->get;
     p->ud = in->ud;
     p->args = in->n_args ? calloc(in->n_args, sizeof *p->args) : NULL;
@@ -101,9 +93,9 @@ int rig_mcp_server_add_prompt(rig_mcp_server *s, const rig_mcp_prompt *in, rig_e
     else
         p->n_args = in->n_args;
     for (size_t i = 0; i < p->n_args; i++) {
-        p->args[i].name = dup_opt(in->args[i].name, &oom);
-        p->args[i].title = dup_opt(in->args[i].title, &oom);
-        p->args[i].description = dup_opt(in->args[i].description, &oom);
+        p->args[i].name = rig__mcp_dup_opt(in->args[i].name, &oom);
+        p->args[i].title = rig__mcp_dup_opt(in->args[i].title, &oom);
+        p->args[i].description = rig__mcp_dup_opt(in->args[i].description, &oom);
         p->args[i].required = in->args[i].required;
     }
     if (oom) {
@@ -145,14 +137,6 @@ int rig_mcp_server_remove_prompt(rig_mcp_server *s, const char *name)
 
 /* ---- methods ---------------------------------------------------------------- */
 
-static void write_opt(rig_json_writer *w, const char *key, const char *val)
-{
-    if (val) {
-        rig_json_write_key(w, key);
-        rig_json_write_string(w, val);
-    }
-}
-
 int rig__mcp_prompts_list(rig_mcp_server *s, rig_json_val params, rig_json_writer *w,
                           mcp_reply *r)
 {
@@ -163,13 +147,11 @@ int rig__mcp_prompts_list(rig_mcp_server *s, rig_json_val params, rig_json_write
     size_t n = 0, i = 0;
     for (struct mcp_prompt *p = s->prompts; p; p = p->next)
         n++;
-    if ((size_t)start > n) {
+    size_t end = 0;
+    if (rig__mcp_page(s, start, n, &end, r)) {
         pthread_mutex_unlock(&s->mu);
-        return rig__mcp_reply_error(r, RIG_MCP_INVALID_PARAMS,
-                                    "Invalid params: the cursor is past the end; start again "
-                                    "without one");
+        return r->code;
     }
-    size_t end = (size_t)start + s->page_size < n ? (size_t)start + s->page_size : n;
     rig_json_write_object_begin(w);
     rig_json_write_key(w, "prompts");
     rig_json_write_array_begin(w);
@@ -177,17 +159,17 @@ int rig__mcp_prompts_list(rig_mcp_server *s, rig_json_val params, rig_json_write
         if (i < (size_t)start || i >= end)
             continue;
         rig_json_write_object_begin(w);
-        write_opt(w, "name", p->name);
-        write_opt(w, "title", p->title);
-        write_opt(w, "description", p->description);
+        rig__mcp_write_opt(w, "name", p->name);
+        rig__mcp_write_opt(w, "title", p->title);
+        rig__mcp_write_opt(w, "description", p->description);
         if (p->n_args) {
             rig_json_write_key(w, "arguments");
             rig_json_write_array_begin(w);
             for (size_t a = 0; a < p->n_args; a++) {
                 rig_json_write_object_begin(w);
-                write_opt(w, "name", p->args[a].name);
-                write_opt(w, "title", p->args[a].title);
-                write_opt(w, "description", p->args[a].description);
+                rig__mcp_write_opt(w, "name", p->args[a].name);
+                rig__mcp_write_opt(w, "title", p->args[a].title);
+                rig__mcp_write_opt(w, "description", p->args[a].description);
                 rig_json_write_key(w, "required");
                 rig_json_write_bool(w, p->args[a].required);
                 rig_json_write_object_end(w);
@@ -272,7 +254,7 @@ int rig__mcp_prompts_get(rig_mcp_server *s, rig_json_val params, rig_json_writer
                                         name, err.message[0] ? err.message : rig_strerror(rc));
         } else {
             rig_json_write_object_begin(w);
-            write_opt(w, "description", m.description ? m.description : p->description);
+            rig__mcp_write_opt(w, "description", m.description ? m.description : p->description);
             rig_json_write_key(w, "messages");
             rig_json_write_raw(w, json, len);
             rig_json_write_object_end(w);

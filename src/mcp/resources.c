@@ -100,34 +100,40 @@ void rig__mcp_vars_free(struct rig_mcp_vars *v)
 }
 
 /* Match `uri` against template `t`: literal text must agree; each {name}
- * takes one or more characters up to the next '/' or the text that follows
- * it, whichever comes first. Fills `vars` on a match. */
+ * takes one or more characters other than '/', as many as still let the
+ * rest match (a greedy regex ([^/]+) would, as the reference SDK's matcher
+ * does). Fills `vars` on a match. Templates are short, so backtracking is
+ * cheap; `depth` bounds it all the same. */
+static bool match_from(const char *t, const char *uri, struct rig_mcp_vars *vars, int depth)
+{
+    while (*t && *t != '{') {
+        if (*t++ != *uri++)
+            return false;
+    }
+    if (!*t)
+        return *uri == '\0';
+    const char *close = strchr(t, '}');
+    if (!close || close == t + 1 || depth > 16)
+        return false;
+    size_t max = strcspn(uri, "/");
+    for (size_t vlen = max; vlen > 0; vlen--) {
+        size_t before = vars->n;
+        if (rig__mcp_vars_add(vars, t + 1, (size_t)(close - t - 1), uri, vlen) != RIG_OK)
+            return false;
+        if (match_from(close + 1, uri + vlen, vars, depth + 1))
+            return true;
+        while (vars->n > before) { /* undo what this attempt added */
+            vars->n--;
+            free(vars->names[vars->n]);
+            free(vars->values[vars->n]);
+        }
+    }
+    return false;
+}
+
 static bool template_match(const char *t, const char *uri, struct rig_mcp_vars *vars)
 {
-    while (*t) {
-        if (*t != '{') {
-            if (*t++ != *uri++)
-                return false;
-            continue;
-        }
-        const char *close = strchr(t, '}');
-        if (!close)
-            return false;
-        const char *name = t + 1;
-        size_t nlen = (size_t)(close - name);
-        t = close + 1;
-        /* The value ends at '/', or where the template's next literal
-         * character appears (none: the end of the uri). */
-        size_t vlen = 0;
-        while (uri[vlen] && uri[vlen] != '/' && !(*t && *t != '{' && uri[vlen] == *t))
-            vlen++;
-        if (vlen == 0 || nlen == 0)
-            return false;
-        if (rig__mcp_vars_add(vars, name, nlen, uri, vlen) != RIG_OK)
-            return false;
-        uri += vlen;
-    }
-    return *uri == '\0';
+    return match_from(t, uri, vars, 0);
 }
 
 /* ---- the catalog ---------------------------------------------------------- */
@@ -155,14 +161,6 @@ void rig__mcp_resources_free(rig_mcp_server *s)
     s->resources = s->templates = s->gone = NULL;
 }
 
-static char *dup_opt(const char *s, bool *oom)
-{
-    char *d = s ? strdup(s) : NULL;
-    if (s && !d)
-        *oom = true;
-    return d;
-}
-
 static int add(rig_mcp_server *s, const rig_mcp_resource *in, bool is_template, rig_error *err)
 {
     if (!s || !in || !in->uri || !*in->uri || !in->name || !*in->name)
@@ -181,16 +179,16 @@ static int add(rig_mcp_server *s, const rig_mcp_resource *in, bool is_template, 
     if (!r)
         return rig_error_set(err, RIG_ENOMEM, "Out of memory.");
     bool oom = false;
-    r->uri = dup_opt(in->uri, &oom);
-    r->name = dup_opt(in->name, &oom);
-    r->title = dup_opt(in->title, &oom);
-    r->description = dup_opt(in->description, &oom);
-    r->mime_type = dup_opt(in->mime_type, &oom);
+    r->uri = rig__mcp_dup_opt(in->uri, &oom);
+    r->name = rig__mcp_dup_opt(in->name, &oom);
+    r->title = rig__mcp_dup_opt(in->title, &oom);
+    r->description = rig__mcp_dup_opt(in->description, &oom);
+    r->mime_type = rig__mcp_dup_opt(in->mime_type, &oom);
     r->read = in->read;
     r->ud = in->ud;
     r->is_template = is_template;
     if (!in->read && in->text) {
-        r->text = dup_opt(in->text, &oom);
+        r->text = rig__mcp_dup_opt(in->text, &oom);
     } else if (!in->read) {
         r->blob = malloc(rig__base64_len(in->blob_len) + 1);
         if (r->blob)
@@ -267,16 +265,8 @@ bool rig__mcp_resource_known(rig_mcp_server *s, const char *uri)
 
 /* ---- methods ---------------------------------------------------------------- */
 
-static void write_opt(rig_json_writer *w, const char *key, const char *val)
-{
-    if (val) {
-        rig_json_write_key(w, key);
-        rig_json_write_string(w, val);
-    }
-}
-
-int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params, bool templates,
-                            rig_json_writer *w, mcp_reply *r)
+static int list(rig_mcp_server *s, rig_json_val params, bool templates, rig_json_writer *w,
+                mcp_reply *r)
 {
     long start = rig__mcp_cursor(params, r);
     if (start < 0)
@@ -285,13 +275,11 @@ int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params, bool templat
     size_t n = 0;
     for (struct mcp_resource *e = templates ? s->templates : s->resources; e; e = e->next)
         n++;
-    if ((size_t)start > n) {
+    size_t end = 0, i = 0;
+    if (rig__mcp_page(s, start, n, &end, r)) {
         pthread_mutex_unlock(&s->mu);
-        return rig__mcp_reply_error(r, RIG_MCP_INVALID_PARAMS,
-                                    "Invalid params: the cursor is past the end; start again "
-                                    "without one");
+        return r->code;
     }
-    size_t end = (size_t)start + s->page_size < n ? (size_t)start + s->page_size : n, i = 0;
     rig_json_write_object_begin(w);
     rig_json_write_key(w, templates ? "resourceTemplates" : "resources");
     rig_json_write_array_begin(w);
@@ -299,11 +287,11 @@ int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params, bool templat
         if (i < (size_t)start || i >= end)
             continue;
         rig_json_write_object_begin(w);
-        write_opt(w, templates ? "uriTemplate" : "uri", e->uri);
-        write_opt(w, "name", e->name);
-        write_opt(w, "title", e->title);
-        write_opt(w, "description", e->description);
-        write_opt(w, "mimeType", e->mime_type);
+        rig__mcp_write_opt(w, templates ? "uriTemplate" : "uri", e->uri);
+        rig__mcp_write_opt(w, "name", e->name);
+        rig__mcp_write_opt(w, "title", e->title);
+        rig__mcp_write_opt(w, "description", e->description);
+        rig__mcp_write_opt(w, "mimeType", e->mime_type);
         rig_json_write_object_end(w);
     }
     rig_json_write_array_end(w);
@@ -311,6 +299,18 @@ int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params, bool templat
     rig_json_write_object_end(w);
     pthread_mutex_unlock(&s->mu);
     return 0;
+}
+
+int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params, rig_json_writer *w,
+                            mcp_reply *r)
+{
+    return list(s, params, false, w, r);
+}
+
+int rig__mcp_templates_list(rig_mcp_server *s, rig_json_val params, rig_json_writer *w,
+                            mcp_reply *r)
+{
+    return list(s, params, true, w, r);
 }
 
 int rig__mcp_resources_read(rig_mcp_server *s, rig_json_val params, rig_json_writer *w,
@@ -348,9 +348,9 @@ int rig__mcp_resources_read(rig_mcp_server *s, rig_json_val params, rig_json_wri
             rig_mcp_contents_text(&out, uri, found->mime_type, found->text);
         } else if (found->blob) {
             rig_json_write_object_begin(w);
-            write_opt(w, "uri", uri);
-            write_opt(w, "mimeType", found->mime_type);
-            write_opt(w, "blob", found->blob);
+            rig__mcp_write_opt(w, "uri", uri);
+            rig__mcp_write_opt(w, "mimeType", found->mime_type);
+            rig__mcp_write_opt(w, "blob", found->blob);
             rig_json_write_object_end(w);
         } else {
             rig_error err;

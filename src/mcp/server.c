@@ -159,6 +159,32 @@ bad:
     return -1;
 }
 
+int rig__mcp_page(rig_mcp_server *s, long start, size_t n, size_t *end, mcp_reply *r)
+{
+    if ((size_t)start > n)
+        return rig__mcp_reply_error(r, RIG_MCP_INVALID_PARAMS,
+                                    "Invalid params: the cursor is past the end; start again "
+                                    "without one");
+    *end = n - (size_t)start > s->page_size ? (size_t)start + s->page_size : n;
+    return 0;
+}
+
+void rig__mcp_write_opt(rig_json_writer *w, const char *key, const char *val)
+{
+    if (val) {
+        rig_json_write_key(w, key);
+        rig_json_write_string(w, val);
+    }
+}
+
+char *rig__mcp_dup_opt(const char *s, bool *oom)
+{
+    char *d = s ? strdup(s) : NULL;
+    if (s && !d)
+        *oom = true;
+    return d;
+}
+
 void rig__mcp_write_next(rig_json_writer *w, size_t end, size_t n)
 {
     if (end < n) {
@@ -709,33 +735,6 @@ static int m_tools_list(rig_mcp_conn *c, const rpc_msg *m)
     return rc;
 }
 
-static int m_resources_list(rig_mcp_conn *c, const rpc_msg *m)
-{
-    mcp_reply r = {0};
-    rig_json_writer body;
-    rig_json_writer_init(&body, 0);
-    int code = rig__mcp_resources_list(c->s, m->params, false, &body, &r);
-    return answer(c, m, code, &r, &body);
-}
-
-static int m_templates_list(rig_mcp_conn *c, const rpc_msg *m)
-{
-    mcp_reply r = {0};
-    rig_json_writer body;
-    rig_json_writer_init(&body, 0);
-    int code = rig__mcp_resources_list(c->s, m->params, true, &body, &r);
-    return answer(c, m, code, &r, &body);
-}
-
-static int m_resources_read(rig_mcp_conn *c, const rpc_msg *m)
-{
-    mcp_reply r = {0};
-    rig_json_writer body;
-    rig_json_writer_init(&body, 0);
-    int code = rig__mcp_resources_read(c->s, m->params, &body, &r);
-    return answer(c, m, code, &r, &body);
-}
-
 static int subscription(rig_mcp_conn *c, const rpc_msg *m, bool on)
 {
     char *uri = rig__mcp_strdup(rig_json_get(m->params, "uri"));
@@ -780,33 +779,6 @@ static int m_subscribe(rig_mcp_conn *c, const rpc_msg *m)
 static int m_unsubscribe(rig_mcp_conn *c, const rpc_msg *m)
 {
     return subscription(c, m, false);
-}
-
-static int m_prompts_list(rig_mcp_conn *c, const rpc_msg *m)
-{
-    mcp_reply r = {0};
-    rig_json_writer body;
-    rig_json_writer_init(&body, 0);
-    int code = rig__mcp_prompts_list(c->s, m->params, &body, &r);
-    return answer(c, m, code, &r, &body);
-}
-
-static int m_prompts_get(rig_mcp_conn *c, const rpc_msg *m)
-{
-    mcp_reply r = {0};
-    rig_json_writer body;
-    rig_json_writer_init(&body, 0);
-    int code = rig__mcp_prompts_get(c->s, m->params, &body, &r);
-    return answer(c, m, code, &r, &body);
-}
-
-static int m_complete(rig_mcp_conn *c, const rpc_msg *m)
-{
-    mcp_reply r = {0};
-    rig_json_writer body;
-    rig_json_writer_init(&body, 0);
-    int code = rig__mcp_complete(c->s, m->params, &body, &r);
-    return answer(c, m, code, &r, &body);
 }
 
 static int m_set_level(rig_mcp_conn *c, const rpc_msg *m)
@@ -931,8 +903,11 @@ static int call_ask(rig_call *call, const char *method, const char *params, size
 {
     struct pending *p = ud;
     rig_mcp_conn *c = p->conn;
-    if (!json_ok(params, len))
-        return rig_error_set(err, RIG_EJSON, "The params of '%s' are not JSON.", method);
+    rig_json_doc *pd = rig_json_parse(params, len, NULL, NULL);
+    bool object = rig_json_is_object(rig_json_doc_root(pd));
+    rig_json_doc_free(pd);
+    if (!object)
+        return rig_error_set(err, RIG_EJSON, "The params of '%s' must be a JSON object.", method);
     pthread_mutex_lock(&c->mu);
     const char *cap = NULL;
     if (!client_can(c, method, &cap)) {
@@ -953,16 +928,9 @@ static int call_ask(rig_call *call, const char *method, const char *params, size
     c->asks = &a;
     rig_json_writer w;
     rig_json_writer_init(&w, 0);
-    rig_json_write_object_begin(&w);
-    rig_json_write_key(&w, "jsonrpc");
-    rig_json_write_string(&w, "2.0");
-    rig_json_write_key(&w, "id");
-    rig_json_write_int(&w, a.id);
-    rig_json_write_key(&w, "method");
-    rig_json_write_string(&w, method);
-    rig_json_write_key(&w, "params");
+    rig__rpc_begin_request(&w, a.id, method);
     rig_json_write_raw(&w, params, len);
-    rig_json_write_object_end(&w);
+    rig__rpc_end(&w);
     enqueue_locked(c, &w, p->id, false);
     rig_json_writer_free(&w);
     if (c->wake)
@@ -970,16 +938,17 @@ static int call_ask(rig_call *call, const char *method, const char *params, size
 
     int rc = RIG_OK;
     while (!a.done) {
+        /* The deadline first: a call past it also counts as cancelled. */
         int64_t left = rig_call_remaining_ms(call);
-        if (c->closed || p->cancelled || rig_call_cancelled(call)) {
-            rc = rig_error_set(err, RIG_ECANCELED, "The call was cancelled while waiting for "
-                                                   "the client's answer to '%s'.",
-                               method);
-            break;
-        }
         if (left <= 0) {
             rc = rig_error_set(err, RIG_ETIMEDOUT,
                                "The client did not answer '%s' before the call's deadline.",
+                               method);
+            break;
+        }
+        if (c->closed || p->cancelled || rig_call_cancelled(call)) {
+            rc = rig_error_set(err, RIG_ECANCELED, "The call was cancelled while waiting for "
+                                                   "the client's answer to '%s'.",
                                method);
             break;
         }
@@ -1201,28 +1170,32 @@ static int m_tools_call(rig_mcp_conn *c, const rpc_msg *m)
     return answered ? rig_mcp_conn_flush(c) : 0;
 }
 
+/* The methods whose result a catalog function writes (internal.h). */
+typedef int (*body_fn)(rig_mcp_server *s, rig_json_val params, rig_json_writer *w, mcp_reply *r);
+
 typedef struct method {
     const char *name;
-    method_fn fn;
+    method_fn fn;     /* or ... */
+    body_fn body;
     bool before_init; /* allowed before initialize */
 } method;
 
 /* The request methods, Redis style: one row each. A later protocol
  * revision adds its rows here (and checks c->version where it differs). */
 static const method methods[] = {
-    {"initialize", m_initialize, true},
-    {"ping", m_ping, true},
-    {"tools/list", m_tools_list, false},
-    {"tools/call", m_tools_call, false},
-    {"resources/list", m_resources_list, false},
-    {"resources/templates/list", m_templates_list, false},
-    {"resources/read", m_resources_read, false},
-    {"resources/subscribe", m_subscribe, false},
-    {"resources/unsubscribe", m_unsubscribe, false},
-    {"prompts/list", m_prompts_list, false},
-    {"prompts/get", m_prompts_get, false},
-    {"completion/complete", m_complete, false},
-    {"logging/setLevel", m_set_level, false},
+    {"initialize", m_initialize, NULL, true},
+    {"ping", m_ping, NULL, true},
+    {"tools/list", m_tools_list, NULL, false},
+    {"tools/call", m_tools_call, NULL, false},
+    {"resources/list", NULL, rig__mcp_resources_list, false},
+    {"resources/templates/list", NULL, rig__mcp_templates_list, false},
+    {"resources/read", NULL, rig__mcp_resources_read, false},
+    {"resources/subscribe", m_subscribe, NULL, false},
+    {"resources/unsubscribe", m_unsubscribe, NULL, false},
+    {"prompts/list", NULL, rig__mcp_prompts_list, false},
+    {"prompts/get", NULL, rig__mcp_prompts_get, false},
+    {"completion/complete", NULL, rig__mcp_complete, false},
+    {"logging/setLevel", m_set_level, NULL, false},
 };
 
 static void on_cancelled(rig_mcp_conn *c, const rpc_msg *m)
@@ -1274,7 +1247,13 @@ static int dispatch(rig_mcp_conn *c, const rpc_msg *m)
             return send_error(c, m, RIG_MCP_INVALID_REQUEST,
                               "Invalid Request: the session is not initialized; send "
                               "\"initialize\" first");
-        return methods[i].fn(c, m);
+        if (methods[i].fn)
+            return methods[i].fn(c, m);
+        mcp_reply r = {0};
+        rig_json_writer body;
+        rig_json_writer_init(&body, 0);
+        int code = methods[i].body(c->s, m->params, &body, &r);
+        return answer(c, m, code, &r, &body);
     }
     return send_error(c, m, RIG_MCP_METHOD_NOT_FOUND, "Method not found");
 }

@@ -54,6 +54,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "mcp/jsonrpc.h"
 #include "rig/json.h"
 #include "rig/mcp.h"
 
@@ -261,20 +262,9 @@ static void answer_too_large(stdio_transport *t)
 {
     rig_json_writer w;
     rig_json_writer_init(&w, 0);
-    rig_json_write_object_begin(&w);
-    rig_json_write_key(&w, "jsonrpc");
-    rig_json_write_string(&w, "2.0");
-    rig_json_write_key(&w, "id");
-    rig_json_write_null(&w);
-    rig_json_write_key(&w, "error");
-    rig_json_write_object_begin(&w);
-    rig_json_write_key(&w, "code");
-    rig_json_write_int(&w, RIG_MCP_PARSE_ERROR);
-    rig_json_write_key(&w, "message");
-    rig_json_write_string(&w, "Parse error: the message is longer than 16 MiB "
-                              "(16777216 bytes) and was skipped.");
-    rig_json_write_object_end(&w);
-    rig_json_write_object_end(&w);
+    rig__rpc_write_error(&w, (rig_json_val){0}, RIG_MCP_PARSE_ERROR,
+                         "Parse error: the message is longer than 16 MiB (16777216 bytes) and "
+                         "was skipped.");
     size_t len;
     const char *json = rig_json_writer_finish(&w, &len);
     if (json)

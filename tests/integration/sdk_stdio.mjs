@@ -1,18 +1,23 @@
-// sdk_stdio.mjs RIG — `rig serve` against the official MCP TypeScript SDK's
-// client over stdio: a client nobody here wrote. TAP output; exits non-zero
-// when a check fails.
+// sdk_stdio.mjs RIG [CONFORMANCE_SERVER] — `rig serve` against the official
+// MCP TypeScript SDK's client over stdio: a client nobody here wrote. TAP
+// output; exits non-zero when a check fails.
 //
 // The SDK spawns `RIG serve` itself (StdioClientTransport), negotiates,
 // lists and calls tools, cancels a call through an AbortSignal (the SDK
 // sends notifications/cancelled) and asks for progress (onprogress makes
-// it send a progressToken).
+// it send a progressToken). With CONFORMANCE_SERVER (examples/conformance_server)
+// it also answers the elicitation/create and sampling/createMessage a tool
+// sends (sdk_ask.mjs); without it those checks are skipped.
+import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { askChecks } from './sdk_ask.mjs';
 
 const rig = process.argv[2];
+const example = process.argv[3];
 if (!rig) {
-  console.error('usage: node sdk_stdio.mjs RIG');
+  console.error('usage: node sdk_stdio.mjs RIG [CONFORMANCE_SERVER]');
   process.exit(2);
 }
 
@@ -183,6 +188,33 @@ await check('close: rig exits 0 on end of input, before the SDK resorts to SIGTE
   const st = exited ? await exited : { code: 0, signal: null };
   return { ok: st.code === 0 && st.signal === null && ms < 2000, diag: { ...st, ms, stderr: stderr.join('') } };
 });
+
+// ---- examples/conformance_server over stdio: server-to-client requests ----------
+
+const ASK_CHECKS = [
+  'stdio: conformance_server initializes a client declaring elicitation and sampling',
+  'stdio: elicitation/create reaches the client, the accepted answer reaches the tool',
+  'stdio: a declined elicitation reaches the tool as action=decline',
+  'stdio: sampling/createMessage reaches the client, its reply reaches the tool',
+  'stdio: no protocol errors on the asking client',
+  'stdio: conformance_server exits 0 on end of input',
+];
+if (!example || !existsSync(example)) {
+  for (const name of ASK_CHECKS)
+    skip(name, `examples/conformance_server not built (${example || 'no path given'})`);
+} else {
+  const cstderr = [];
+  const ct = new StdioClientTransport({ command: example, args: [], stderr: 'pipe' });
+  ct.stderr?.on('data', (d) => cstderr.push(String(d)));
+  const c = await askChecks(check, (cl) => cl.connect(ct), 'stdio');
+  await check('stdio: conformance_server exits 0 on end of input', async () => {
+    const proc = ct._process;
+    const exited = proc ? new Promise((r) => proc.once('exit', (code, signal) => r({ code, signal }))) : null;
+    await c.close();
+    const st = exited ? await exited : { code: 0, signal: null };
+    return { ok: st.code === 0 && st.signal === null, diag: { ...st, stderr: cstderr.join('') } };
+  });
+}
 
 console.log(`1..${n}`);
 process.exit(failed ? 1 : 0);
