@@ -58,6 +58,7 @@ struct stream {
     uint64_t sent;     /* the last seq handed to a reader */
     bool final;        /* the answer is among the events */
     bool attached;     /* a connection is reading it */
+    unsigned gen;      /* which reader: a resuming GET takes the stream over */
     bool close;        /* the tool asked: end the reader's response now */
     unsigned retry_ms;
     pthread_cond_t cv;
@@ -406,6 +407,7 @@ struct reader {
     uint64_t buf_seq;   /* its seq, 0 for a priming event or a comment */
     bool detached;      /* the stream is free for another reader */
     bool ending;        /* after this buffer, the end */
+    unsigned gen;       /* the stream's reader generation it was attached in */
     bool prime;         /* send the priming event first */
     bool standalone;    /* the GET stream: never ends on its own */
 };
@@ -546,6 +548,13 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *out, size_t max)
         struct stream *st = rd->st;
         int64_t deadline = now_ms() + KEEPALIVE_MS;
         while (!rd->buf) {
+            if (rd->gen != st->gen) {
+                /* A client came back for this stream on a new connection:
+                 * this one is dead to it, even if its socket is not. */
+                rd->detached = true;
+                pthread_mutex_unlock(&h->mu);
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            }
             if (rd->prime) {
                 /* "Reconnect from here": an id and empty data (2025-11-25). */
                 rd->prime = false;
@@ -619,7 +628,7 @@ static void sse_done(void *cls)
     struct reader *rd = cls;
     struct rig_mcp_http *h = rd->h;
     pthread_mutex_lock(&h->mu);
-    if (!rd->detached) {
+    if (!rd->detached && rd->gen == rd->st->gen) {
         rd->st->attached = false;
         rd->st->close = false;
         /* The client did not get all of the event in flight: it may ask
@@ -648,6 +657,7 @@ static int respond_sse(struct MHD_Connection *con, struct rig_mcp_http *h, struc
     rd->standalone = standalone;
     pthread_mutex_lock(&h->mu);
     ss->refs++;
+    rd->gen = st->gen;
     pthread_mutex_unlock(&h->mu);
     struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
                                                               sse_read, rd, sse_done);
@@ -891,9 +901,15 @@ static int do_get(struct rig_mcp_http *h, struct MHD_Connection *con)
     if (resume && !st) {
         why = "Not Found: no stream with that Last-Event-ID (it may have expired)";
         status = MHD_HTTP_NOT_FOUND;
-    } else if (st && st->attached) {
+    } else if (st && st->attached && !resume) {
         why = "Conflict: this stream is already being read";
         status = MHD_HTTP_CONFLICT;
+    } else if (st && st->attached) {
+        /* The client resumes a stream whose old connection we have not yet
+         * seen die (its reader waits for an event): the new one wins. */
+        st->gen++;
+        st->close = false;
+        pthread_cond_broadcast(&st->cv);
     } else if (!st && !(st = stream_new(ss, 0, NULL, 0))) {
         why = "Internal error: out of memory";
         status = MHD_HTTP_INTERNAL_SERVER_ERROR;
