@@ -241,8 +241,8 @@ RIG_API int rig_mcp_serve_stdio(rig_mcp_server *s, int in_fd, int out_fd, rig_er
  * Sessions (Mcp-Session-Id) start at initialize. SSE event ids let a client
  * that lost a stream resume it (GET with Last-Event-ID). Requests with a
  * foreign Host or Origin are refused (DNS rebinding), as are ones without
- * the bearer token when one is set. Each connection has its own thread
- * (libmicrohttpd), tool calls run on the toolset's workers. */
+ * the bearer token when one is set. The server is one libuv loop on a
+ * thread of its own; tool calls run on the toolset's workers. */
 
 typedef struct rig_mcp_http_opts {
     const char *host;            /* address to bind; default "127.0.0.1" */

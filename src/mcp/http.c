@@ -1,45 +1,57 @@
-/* http.c — MCP's Streamable HTTP transport on libmicrohttpd.
+/* http.c — MCP's Streamable HTTP transport: an HTTP/1.1 server on a libuv
+ * loop of its own thread.
  *
- * Each HTTP connection has its own thread (MHD_USE_THREAD_PER_CONNECTION),
- * so an SSE response can simply block in its content reader until its
- * stream has an event. A session is one rig_mcp_conn; every message the
- * engine sends carries the id of the request it belongs to, and lands on
- * that request's stream (the POST's SSE response), or on the session's GET
- * stream when it belongs to none. Streams keep their events, numbered, so
- * a client that lost a stream can resume it with Last-Event-ID.
+ * Everything but the tools runs on the loop thread: reading and parsing
+ * requests (http_parse.c), the sessions, rig_mcp_conn_receive and _flush,
+ * and every write. A session is one rig_mcp_conn; every message the engine
+ * sends carries the id of the request it belongs to and lands on that
+ * request's stream: the POST's SSE response, or, for messages of no
+ * request, the session's GET stream. A stream keeps its events, numbered,
+ * so a client that lost its connection can resume it with Last-Event-ID;
+ * a request answered at once with nothing else to say gets plain JSON.
  *
- * Threads and locks: `h->mu` guards sessions and streams (each stream has
- * its own condition variable, so an event wakes only its reader). A
- * session's `io` lock serializes rig_mcp_conn_receive and _flush, which the
- * engine requires of a transport. Tool answers arrive on workers, which
- * call wake(); the pump thread then flushes that session. The engine calls
- * wake() under its connection lock and send() outside it, so the order is
- * conn -> h->mu, and nothing here calls into the engine holding h->mu. */
+ * Tool calls finish on the toolset's workers, which call wake(): the
+ * session goes on a list under `mu` and a uv_async_send (wake-ups
+ * coalesce) has the loop flush it. That list and the stop flag are all the
+ * locking there is.
+ *
+ * Limits, all enforced on the loop: a head of 16 KiB and 64 fields, a body
+ * of max_body, conn_timeout_s for a whole request to arrive (a client that
+ * dribbles bytes gets no more time than one that sends none) and for an
+ * idle keep-alive connection, max_connections, max_sessions (the
+ * longest-idle session with nothing running makes room), session_idle_s,
+ * and 16 MiB of unread output on a connection (then it is closed). An SSE
+ * stream sends a comment every 15 s, which finds clients that left.
+ *
+ * Why not libmicrohttpd (DESIGN.md's first choice): linked, it doubled the
+ * process's start-up for every command, stdio included (it pulls in GnuTLS
+ * and p11-kit), and its thread per connection cost a thread hop per message
+ * and a thread stack per SSE stream. */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <microhttpd.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+#include <uv.h>
 
+#include "mcp/http_parse.h"
 #include "mcp/internal.h"
 #include "mcp/jsonrpc.h"
 #include "rig/rig.h"
 
+#define HEAD_MAX (16 * 1024)
 #define KEEPALIVE_MS 15000
-#define STREAMS_KEPT 16 /* finished streams a session keeps for resumption */
-#define EVENTS_KEPT 1024 /* events a stream keeps */
+#define WRITE_HIGH (16u << 20) /* unread output that closes a connection */
+#define STREAMS_KEPT 16        /* finished streams a session keeps for resumption */
+#define EVENTS_KEPT 1024       /* events a stream keeps */
+
+struct hconn;
 
 struct event {
     struct event *next;
@@ -50,34 +62,51 @@ struct event {
 
 struct stream {
     struct stream *next;
-    uint64_t id;       /* 0: the session's GET stream */
-    char *related;     /* the request id's JSON text (POST streams) */
+    uint64_t id;          /* 0: the session's GET stream */
+    char *related;        /* the request id's JSON text (POST streams) */
     struct event *head, *tail;
     size_t nevents;
     uint64_t next_seq;
-    uint64_t sent;     /* the last seq handed to a reader */
-    bool final;        /* the answer is among the events */
-    bool attached;     /* a connection is reading it */
-    unsigned gen;      /* which reader: a resuming GET takes the stream over */
-    bool close;        /* the tool asked: end the reader's response now */
-    unsigned retry_ms;
-    pthread_cond_t cv;
+    uint64_t sent;        /* the last seq written to a reader */
+    bool final;           /* the answer is among the events */
+    struct hconn *reader; /* the connection streaming it, or NULL */
 };
 
 struct session {
     struct session *next;
+    struct session *wake_next; /* h->woken, under h->mu */
+    bool wake_queued;          /* under h->mu */
     struct rig_mcp_http *h;
     char id[33];
     rig_mcp_conn *conn;
-    pthread_mutex_t io;   /* rig_mcp_conn_receive / _flush */
-    /* under h->mu: */
-    int refs;
-    bool ended;
-    bool wake;            /* the pump should flush it */
     int64_t last_used_ms;
     struct stream *streams;
     uint64_t next_stream;
-    struct stream *capture; /* the POST being handled: answers without an id */
+    struct stream *capture;    /* the POST being handled: answers without an id */
+    bool deciding;             /* in receive: events wait for the JSON-or-SSE choice */
+};
+
+struct hconn {
+    struct hconn *next, *prev;
+    struct rig_mcp_http *h;
+    uv_tcp_t tcp;
+    char *buf;              /* bytes read, not yet consumed */
+    size_t len, cap;
+    bool head_done;
+    http_req req;
+    http_chunked chunk;
+    char *body;             /* a chunked body, decoded */
+    size_t body_len;
+    int64_t req_start_ms;   /* when the current request's first byte came */
+    int64_t last_io_ms;
+    bool streaming;         /* an SSE response is open */
+    struct stream *stream;
+    struct session *ss;
+    bool closing;
+    bool ending;            /* closes once its output is written */
+    bool keep_alive;        /* the current request's */
+    bool resume;            /* on h->resume: parse what is buffered */
+    struct hconn *resume_next;
 };
 
 struct rig_mcp_http {
@@ -86,25 +115,312 @@ struct rig_mcp_http {
     char *path, *token;
     char **origins;
     bool loopback;
-    struct MHD_Daemon *d;
-    int fd;
     unsigned port;
-    pthread_mutex_t mu;
-    pthread_cond_t pump_cv;
-    pthread_t pump;
+    uv_loop_t loop;
+    uv_tcp_t listener;
+    uv_async_t async;
+    uv_timer_t sweep;
+    pthread_t thread;
+    pthread_mutex_t mu; /* woken, stopping */
+    struct session *woken;
     bool stopping;
-    struct session *sessions;
-    size_t nsessions;
+    struct session *sessions; /* loop thread only, from here on */
+    atomic_size_t nsessions;
+    struct hconn *conns;
+    size_t nconns;
+    struct hconn *resume;
 };
 
 static int64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(uv_hrtime() / 1000000);
 }
 
-/* ---- streams (h->mu held) ---------------------------------------------- */
+/* ---- writing ---------------------------------------------------------- */
+
+struct wreq {
+    uv_write_t req;
+    char data[];
+};
+
+static void on_closed(uv_handle_t *hd)
+{
+    struct hconn *hc = hd->data;
+    free(hc->buf);
+    free(hc->body);
+    free(hc);
+}
+
+static void stream_detach(struct stream *st)
+{
+    if (st && st->reader) {
+        st->reader->streaming = false;
+        st->reader->stream = NULL;
+        st->reader->ss = NULL;
+        st->reader = NULL;
+    }
+}
+
+static void hc_close(struct hconn *hc)
+{
+    if (hc->closing)
+        return;
+    hc->closing = true;
+    if (hc->stream && hc->stream->reader == hc)
+        stream_detach(hc->stream);
+    struct rig_mcp_http *h = hc->h;
+    if (hc->prev)
+        hc->prev->next = hc->next;
+    else
+        h->conns = hc->next;
+    if (hc->next)
+        hc->next->prev = hc->prev;
+    h->nconns--;
+    for (struct hconn **pp = &h->resume; *pp; pp = &(*pp)->resume_next)
+        if (*pp == hc) {
+            *pp = hc->resume_next;
+            break;
+        }
+    uv_close((uv_handle_t *)&hc->tcp, on_closed);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    struct hconn *hc = req->handle->data;
+    free(req);
+    hc_close(hc);
+}
+
+/* Close once what is queued is written (a response with Connection: close). */
+static void hc_end(struct hconn *hc)
+{
+    if (hc->closing || hc->ending)
+        return;
+    hc->ending = true;
+    uv_read_stop((uv_stream_t *)&hc->tcp);
+    uv_shutdown_t *req = malloc(sizeof *req);
+    if (!req || uv_shutdown(req, (uv_stream_t *)&hc->tcp, on_shutdown) < 0) {
+        free(req);
+        hc_close(hc);
+    }
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    struct hconn *hc = req->handle->data;
+    free(req);
+    if (status < 0 && status != UV_ECANCELED)
+        hc_close(hc);
+}
+
+/* Write bufs in order; what the socket does not take now is copied. */
+static void hc_writev(struct hconn *hc, uv_buf_t *bufs, unsigned n)
+{
+    if (hc->closing)
+        return;
+    size_t total = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += bufs[i].len;
+    int done = 0;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&hc->tcp) == 0) {
+        done = uv_try_write((uv_stream_t *)&hc->tcp, bufs, n);
+        if (done < 0 && done != UV_EAGAIN) {
+            hc_close(hc);
+            return;
+        }
+        if (done < 0)
+            done = 0;
+    }
+    hc->last_io_ms = now_ms();
+    size_t rest = total - (size_t)done;
+    if (rest == 0)
+        return;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&hc->tcp) + rest > WRITE_HIGH) {
+        hc_close(hc); /* a client that does not read */
+        return;
+    }
+    struct wreq *w = malloc(sizeof *w + rest);
+    if (!w) {
+        hc_close(hc);
+        return;
+    }
+    size_t skip = (size_t)done, off = 0;
+    for (unsigned i = 0; i < n; i++) {
+        size_t l = bufs[i].len;
+        if (skip >= l) {
+            skip -= l;
+            continue;
+        }
+        memcpy(w->data + off, bufs[i].base + skip, l - skip);
+        off += l - skip;
+        skip = 0;
+    }
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)rest);
+    if (uv_write(&w->req, (uv_stream_t *)&hc->tcp, &b, 1, on_written) < 0) {
+        free(w);
+        hc_close(hc);
+    }
+}
+
+static const char *status_text(unsigned status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Internal Server Error";
+    }
+}
+
+static void request_done(struct hconn *hc);
+
+/* A whole response with a body (possibly empty). */
+static void respond(struct hconn *hc, unsigned status, const char *type, const char *body,
+                    size_t len, const char *session)
+{
+    char head[512];
+    int n = snprintf(head, sizeof head, "HTTP/1.1 %u %s\r\n", status, status_text(status));
+    if (type)
+        n += snprintf(head + n, sizeof head - (size_t)n, "Content-Type: %s\r\n", type);
+    if (session)
+        n += snprintf(head + n, sizeof head - (size_t)n, "Mcp-Session-Id: %s\r\n", session);
+    if (status == 405)
+        n += snprintf(head + n, sizeof head - (size_t)n, "Allow: GET, POST, DELETE\r\n");
+    if (status == 401)
+        n += snprintf(head + n, sizeof head - (size_t)n, "WWW-Authenticate: Bearer\r\n");
+    if (!hc->keep_alive)
+        n += snprintf(head + n, sizeof head - (size_t)n, "Connection: close\r\n");
+    n += snprintf(head + n, sizeof head - (size_t)n, "Content-Length: %zu\r\n\r\n", len);
+    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)n), uv_buf_init((char *)body, (unsigned)len)};
+    hc_writev(hc, bufs, len ? 2 : 1);
+    request_done(hc);
+}
+
+/* A transport-level refusal: the status, and a JSON-RPC error saying why
+ * (as the reference SDK's servers send, code -32000). */
+static void refuse(struct hconn *hc, unsigned status, const char *why)
+{
+    rig_json_writer w;
+    rig_json_writer_init(&w, 256);
+    rig__rpc_write_error(&w, (rig_json_val){0}, -32000, why);
+    size_t len = 0;
+    const char *json = rig_json_writer_finish(&w, &len);
+    respond(hc, status, "application/json", json ? json : "", json ? len : 0, NULL);
+    rig_json_writer_free(&w);
+}
+
+/* One SSE chunk (chunked transfer coding): "<hex>\r\n<text>\r\n". */
+static void write_chunk(struct hconn *hc, const char *pre, size_t plen, const char *text,
+                        size_t tlen, const char *post, size_t postlen)
+{
+    char size[24];
+    int n = snprintf(size, sizeof size, "%zx\r\n", plen + tlen + postlen);
+    uv_buf_t bufs[5] = {uv_buf_init(size, (unsigned)n), uv_buf_init((char *)pre, (unsigned)plen),
+                        uv_buf_init((char *)text, (unsigned)tlen),
+                        uv_buf_init((char *)post, (unsigned)postlen),
+                        uv_buf_init((char *)"\r\n", 2)};
+    hc_writev(hc, bufs, 5);
+}
+
+static void write_event(struct hconn *hc, struct stream *st, const struct event *e)
+{
+    char pre[96];
+    int n = snprintf(pre, sizeof pre, "event: message\nid: %" PRIu64 "-%" PRIu64 "\ndata: ",
+                     st->id, e->seq);
+    /* JSON has no raw newline inside strings; any outside them (a tool's
+     * pretty-printed params) may become spaces, so one data line holds it. */
+    const char *text = e->json;
+    char *copy = NULL;
+    if (memchr(e->json, '\n', e->len) || memchr(e->json, '\r', e->len)) {
+        copy = malloc(e->len);
+        if (!copy)
+            return;
+        for (size_t i = 0; i < e->len; i++)
+            copy[i] = e->json[i] == '\n' || e->json[i] == '\r' ? ' ' : e->json[i];
+        text = copy;
+    }
+    write_chunk(hc, pre, (size_t)n, text, e->len, "\n\n", 2);
+    free(copy);
+    st->sent = e->seq;
+}
+
+static void write_comment(struct hconn *hc, const char *text)
+{
+    write_chunk(hc, text, strlen(text), "", 0, "", 0);
+}
+
+/* End the SSE response: the last chunk; the connection may go on. */
+static void stream_end_response(struct stream *st)
+{
+    struct hconn *hc = st->reader;
+    if (!hc)
+        return;
+    stream_detach(st);
+    uv_buf_t b = uv_buf_init((char *)"0\r\n\r\n", 5);
+    hc_writev(hc, &b, 1);
+    request_done(hc);
+}
+
+/* Write what the reader has not had; end the response after the answer. */
+static void stream_pump(struct stream *st)
+{
+    struct hconn *hc = st->reader;
+    if (!hc)
+        return;
+    for (struct event *e = st->head; e && st->reader == hc && !hc->closing; e = e->next)
+        if (e->seq > st->sent)
+            write_event(hc, st, e);
+    if (st->reader == hc && st->final && st->sent == st->next_seq && st->id != 0)
+        stream_end_response(st);
+}
+
+/* Start an SSE response on hc for stream st (taking it from any reader). */
+static void stream_attach(struct hconn *hc, struct session *ss, struct stream *st, bool prime)
+{
+    if (st->reader && st->reader != hc) {
+        /* The client came back for this stream on a new connection: the
+         * old one is dead to it, even if its socket is not yet. */
+        struct hconn *old = st->reader;
+        stream_detach(st);
+        hc_close(old);
+    }
+    st->reader = hc;
+    hc->streaming = true;
+    hc->stream = st;
+    hc->ss = ss;
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                     "Cache-Control: no-cache\r\nMcp-Session-Id: %s\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n",
+                     ss->id);
+    uv_buf_t b = uv_buf_init(head, (unsigned)n);
+    hc_writev(hc, &b, 1);
+    if (prime && !hc->closing) {
+        /* "Reconnect from here": an id and empty data (2025-11-25). */
+        char ev[96];
+        int m = snprintf(ev, sizeof ev, "id: %" PRIu64 "-%" PRIu64 "\nretry: 1000\ndata: \n\n",
+                         st->id, st->sent);
+        write_chunk(hc, ev, (size_t)m, "", 0, "", 0);
+    }
+    stream_pump(st);
+}
+
+/* ---- streams and sessions (loop thread) ---------------------------------- */
 
 static struct stream *stream_new(struct session *ss, uint64_t id, const char *related,
                                  size_t rlen)
@@ -117,7 +433,6 @@ static struct stream *stream_new(struct session *ss, uint64_t id, const char *re
         return NULL;
     }
     st->id = id;
-    pthread_cond_init(&st->cv, NULL);
     st->next = ss->streams;
     ss->streams = st;
     return st;
@@ -129,9 +444,19 @@ static void stream_free(struct stream *st)
         n = e->next;
         free(e);
     }
-    pthread_cond_destroy(&st->cv);
     free(st->related);
     free(st);
+}
+
+static void stream_remove(struct session *ss, struct stream *st)
+{
+    for (struct stream **pp = &ss->streams; *pp; pp = &(*pp)->next)
+        if (*pp == st) {
+            *pp = st->next;
+            break;
+        }
+    stream_detach(st);
+    stream_free(st);
 }
 
 static void stream_push(struct stream *st, const char *json, size_t len, bool final)
@@ -149,16 +474,21 @@ static void stream_push(struct stream *st, const char *json, size_t len, bool fi
         st->head = e;
     st->tail = e;
     st->nevents++;
-    /* Old events that were delivered go, so a long stream stays bounded. */
+    if (final)
+        st->final = true;
+}
+
+/* Old events that were delivered go, so a long stream stays bounded. */
+static void stream_trim_events(struct stream *st)
+{
     while (st->nevents > EVENTS_KEPT && st->head->seq <= st->sent) {
         struct event *old = st->head;
         st->head = old->next;
+        if (!st->head)
+            st->tail = NULL;
         free(old);
         st->nevents--;
     }
-    if (final)
-        st->final = true;
-    pthread_cond_signal(&st->cv);
 }
 
 static struct stream *stream_by_related(struct session *ss, const char *related, size_t len)
@@ -184,7 +514,7 @@ static void streams_trim(struct session *ss)
     size_t kept = 0;
     for (struct stream **pp = &ss->streams; *pp;) {
         struct stream *st = *pp;
-        bool done = st->final && !st->attached && st->sent >= st->next_seq;
+        bool done = st->final && !st->reader && st->sent >= st->next_seq;
         if (done && ++kept > STREAMS_KEPT) {
             *pp = st->next;
             stream_free(st);
@@ -194,26 +524,20 @@ static void streams_trim(struct session *ss)
     }
 }
 
-/* ---- sessions ------------------------------------------------------------ */
-
-/* The engine's send: onto the stream the message belongs to. Runs with the
- * session's io lock held (receive or flush). */
+/* The engine's send (loop thread: inside receive or flush). */
 static int on_send(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
     struct session *ss = ud;
-    struct rig_mcp_http *h = ss->h;
-    pthread_mutex_lock(&h->mu);
     struct stream *st = NULL;
     if (route && route->close) {
-        /* Only a stream being read can be closed; one nobody reads is
-         * already waiting for its client to come back. */
+        /* SSE polling: say when to come back, and end the response. */
         st = route->related ? stream_by_related(ss, route->related, route->related_len) : NULL;
-        if (st && st->attached) {
-            st->close = true;
-            st->retry_ms = route->retry_ms;
-            pthread_cond_signal(&st->cv);
+        if (st && st->reader && !(ss->deciding && st == ss->capture)) {
+            char retry[48];
+            int n = snprintf(retry, sizeof retry, "retry: %u\n\n", route->retry_ms);
+            write_chunk(st->reader, retry, (size_t)n, "", 0, "", 0);
+            stream_end_response(st);
         }
-        pthread_mutex_unlock(&h->mu);
         return 0;
     }
     if (route && route->related)
@@ -222,9 +546,12 @@ static int on_send(const char *json, size_t len, const rig_mcp_route *route, voi
         st = ss->capture; /* an error to a message that was no request */
     if (!st && !(route && route->final))
         st = stream_by_id(ss, 0); /* unrelated, or its request's stream is gone */
-    if (st && !ss->ended)
-        stream_push(st, json, len, route && route->final);
-    pthread_mutex_unlock(&h->mu);
+    if (!st)
+        return 0;
+    stream_push(st, json, len, route && route->final);
+    if (!(ss->deciding && st == ss->capture))
+        stream_pump(st);
+    stream_trim_events(st);
     return 0; /* a client that left may come back for its stream */
 }
 
@@ -233,57 +560,15 @@ static void on_wake(void *ud)
     struct session *ss = ud;
     struct rig_mcp_http *h = ss->h;
     pthread_mutex_lock(&h->mu);
-    if (!ss->wake) {
-        ss->wake = true;
-        pthread_cond_signal(&h->pump_cv);
+    bool send = !ss->wake_queued;
+    if (send) {
+        ss->wake_queued = true;
+        ss->wake_next = h->woken;
+        h->woken = ss;
     }
     pthread_mutex_unlock(&h->mu);
-}
-
-static void session_destroy(struct session *ss)
-{
-    rig_mcp_conn_free(ss->conn); /* cancels its calls; no wake after this */
-    for (struct stream *st = ss->streams, *n; st; st = n) {
-        n = st->next;
-        stream_free(st);
-    }
-    pthread_mutex_destroy(&ss->io);
-    free(ss);
-}
-
-static void session_unref(struct session *ss)
-{
-    struct rig_mcp_http *h = ss->h;
-    pthread_mutex_lock(&h->mu);
-    bool last = --ss->refs == 0;
-    pthread_mutex_unlock(&h->mu);
-    if (last)
-        session_destroy(ss);
-}
-
-/* End a session (h->mu held): out of the list, readers woken. The caller
- * drops the list's reference after unlocking. */
-static void session_end_locked(struct rig_mcp_http *h, struct session *ss)
-{
-    if (ss->ended)
-        return;
-    ss->ended = true;
-    for (struct session **pp = &h->sessions; *pp; pp = &(*pp)->next)
-        if (*pp == ss) {
-            *pp = ss->next;
-            h->nsessions--;
-            break;
-        }
-    for (struct stream *st = ss->streams; st; st = st->next)
-        pthread_cond_broadcast(&st->cv);
-}
-
-static bool session_busy(const struct session *ss)
-{
-    for (const struct stream *st = ss->streams; st; st = st->next)
-        if (st->attached || !st->final)
-            return true;
-    return false;
+    if (send)
+        uv_async_send(&h->async);
 }
 
 static struct session *session_new(struct rig_mcp_http *h)
@@ -300,157 +585,67 @@ static struct session *session_new(struct rig_mcp_http *h)
         snprintf(ss->id + 2 * i, 3, "%02x", rnd[i]);
     ss->h = h;
     ss->next_stream = 1;
-    pthread_mutex_init(&ss->io, NULL);
     ss->conn = rig_mcp_conn_new(h->s, on_send, on_wake, ss);
     if (!ss->conn) {
-        pthread_mutex_destroy(&ss->io);
         free(ss);
         return NULL;
     }
     return ss;
 }
 
-/* Make room for one more session: end the longest idle one that nothing is
- * reading or waiting on. False when all are busy. */
-static bool sessions_make_room(struct rig_mcp_http *h, struct session **evicted)
+/* Free a session that is in no list: its calls are cancelled, its readers'
+ * responses end. */
+static void session_destroy(struct session *ss)
 {
-    *evicted = NULL;
-    if (h->nsessions < h->o.max_sessions)
-        return true;
-    struct session *victim = NULL;
-    for (struct session *ss = h->sessions; ss; ss = ss->next)
-        if (!session_busy(ss) && (!victim || ss->last_used_ms < victim->last_used_ms))
-            victim = ss;
-    if (!victim)
-        return false;
-    session_end_locked(h, victim);
-    *evicted = victim;
-    return true;
-}
-
-static struct session *session_find(struct rig_mcp_http *h, const char *id)
-{
-    struct session *found = NULL;
+    struct rig_mcp_http *h = ss->h;
+    rig_mcp_conn_free(ss->conn); /* no wake() after this */
     pthread_mutex_lock(&h->mu);
-    for (struct session *ss = h->sessions; ss && id; ss = ss->next)
-        if (strcmp(ss->id, id) == 0) {
-            found = ss;
-            ss->refs++;
-            ss->last_used_ms = now_ms();
+    for (struct session **pp = &h->woken; *pp; pp = &(*pp)->wake_next)
+        if (*pp == ss) {
+            *pp = ss->wake_next;
             break;
         }
     pthread_mutex_unlock(&h->mu);
-    return found;
+    for (struct stream *st = ss->streams, *n; st; st = n) {
+        n = st->next;
+        stream_end_response(st);
+        stream_free(st);
+    }
+    free(ss);
 }
 
-/* ---- the pump: flushes woken sessions, ends idle ones -------------------- */
-
-static void *pump_main(void *arg)
+static void session_end(struct rig_mcp_http *h, struct session *ss)
 {
-    struct rig_mcp_http *h = arg;
-    pthread_mutex_lock(&h->mu);
-    while (!h->stopping) {
-        struct session *woken[64];
-        size_t n = 0;
-        for (struct session *ss = h->sessions; ss && n < 64; ss = ss->next)
-            if (ss->wake) {
-                ss->wake = false;
-                ss->refs++;
-                woken[n++] = ss;
-            }
-        struct session *idle = NULL;
-        int64_t now = now_ms();
-        for (struct session *ss = h->sessions; ss && !idle; ss = ss->next)
-            if (!ss->wake && now - ss->last_used_ms > (int64_t)h->o.session_idle_s * 1000 &&
-                !session_busy(ss))
-                idle = ss;
-        if (idle)
-            session_end_locked(h, idle);
-        if (n == 0 && !idle) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += 1;
-            pthread_cond_timedwait(&h->pump_cv, &h->mu, &ts);
-            continue;
+    for (struct session **pp = &h->sessions; *pp; pp = &(*pp)->next)
+        if (*pp == ss) {
+            *pp = ss->next;
+            atomic_fetch_sub(&h->nsessions, 1);
+            break;
         }
-        pthread_mutex_unlock(&h->mu);
-        for (size_t i = 0; i < n; i++) {
-            pthread_mutex_lock(&woken[i]->io);
-            rig_mcp_conn_flush(woken[i]->conn);
-            pthread_mutex_unlock(&woken[i]->io);
-            session_unref(woken[i]);
+    session_destroy(ss);
+}
+
+static bool session_busy(const struct session *ss)
+{
+    if (rig_mcp_conn_pending(ss->conn))
+        return true;
+    for (const struct stream *st = ss->streams; st; st = st->next)
+        if (st->reader)
+            return true;
+    return false;
+}
+
+static struct session *session_find(struct rig_mcp_http *h, const char *id, size_t len)
+{
+    for (struct session *ss = h->sessions; ss; ss = ss->next)
+        if (len == 32 && memcmp(ss->id, id, 32) == 0) {
+            ss->last_used_ms = now_ms();
+            return ss;
         }
-        if (idle)
-            session_unref(idle);
-        pthread_mutex_lock(&h->mu);
-    }
-    pthread_mutex_unlock(&h->mu);
     return NULL;
 }
 
-/* ---- requests --------------------------------------------------------------- */
-
-struct req {
-    char *body;
-    size_t len, cap;
-    bool too_big;
-    bool started;
-};
-
-/* The reader of an SSE response: one stream, attached to this connection. */
-struct reader {
-    struct rig_mcp_http *h;
-    struct session *ss; /* a reference */
-    struct stream *st;
-    char *buf;          /* the event being written */
-    size_t len, off;
-    uint64_t buf_seq;   /* its seq, 0 for a priming event or a comment */
-    bool detached;      /* the stream is free for another reader */
-    bool ending;        /* after this buffer, the end */
-    unsigned gen;       /* the stream's reader generation it was attached in */
-    bool prime;         /* send the priming event first */
-    bool standalone;    /* the GET stream: never ends on its own */
-};
-
-static int respond(struct MHD_Connection *con, unsigned status, const char *type,
-                   const char *body, size_t len, const char *session)
-{
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!r)
-        return MHD_NO;
-    if (type)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    if (session)
-        MHD_add_response_header(r, "Mcp-Session-Id", session);
-    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, POST, DELETE");
-    if (status == MHD_HTTP_UNAUTHORIZED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-    int rc = MHD_queue_response(con, status, r);
-    MHD_destroy_response(r);
-    return rc;
-}
-
-/* A transport-level refusal: the status, and a JSON-RPC error saying why
- * (as the reference SDK's servers send, code -32000). */
-static int refuse(struct MHD_Connection *con, unsigned status, const char *why)
-{
-    rig_json_writer w;
-    rig_json_writer_init(&w, 256);
-    rig__rpc_write_error(&w, (rig_json_val){0}, -32000, why);
-    size_t len = 0;
-    const char *json = rig_json_writer_finish(&w, &len);
-    int rc = respond(con, status, "application/json", json ? json : "", json ? len : 0, NULL);
-    rig_json_writer_free(&w);
-    return rc;
-}
-
-static bool header_has(struct MHD_Connection *con, const char *name, const char *needle)
-{
-    const char *v = MHD_lookup_connection_value(con, MHD_HEADER_KIND, name);
-    return v && strcasestr(v, needle);
-}
+/* ---- checks --------------------------------------------------------------- */
 
 static bool loopback_name(const char *host, size_t len)
 {
@@ -462,256 +657,117 @@ static bool loopback_name(const char *host, size_t len)
 }
 
 /* "host[:port]" -> the host part's length. */
-static size_t host_part(const char *hostport)
+static size_t host_part(const char *s, size_t len)
 {
-    if (hostport[0] == '[') {
-        const char *close = strchr(hostport, ']');
-        return close ? (size_t)(close - hostport) + 1 : strlen(hostport);
+    if (len && s[0] == '[') {
+        const char *close = memchr(s, ']', len);
+        return close ? (size_t)(close - s) + 1 : len;
     }
-    const char *colon = strchr(hostport, ':');
-    return colon ? (size_t)(colon - hostport) : strlen(hostport);
+    const char *colon = memchr(s, ':', len);
+    return colon ? (size_t)(colon - s) : len;
 }
 
 /* DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends
  * Host: evil.example and Origin: http://evil.example. */
-static const char *check_origin(struct rig_mcp_http *h, struct MHD_Connection *con)
+static const char *check_origin(struct rig_mcp_http *h, const http_req *rq)
 {
-    const char *host = MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-    if (h->loopback && host && !loopback_name(host, host_part(host)))
+    size_t len = 0;
+    const char *host = rig__http_header(rq, "host", &len);
+    if (h->loopback && host && !loopback_name(host, host_part(host, len)))
         return "Forbidden: the Host header names no loopback host (DNS rebinding?)";
-    const char *origin = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Origin");
+    const char *origin = rig__http_header(rq, "origin", &len);
     if (!origin)
         return NULL; /* not a browser */
     for (char **o = h->origins; o && *o; o++)
-        if (strcasecmp(*o, origin) == 0)
+        if (strlen(*o) == len && strncasecmp(*o, origin, len) == 0)
             return NULL;
-    const char *rest = NULL;
-    if (strncasecmp(origin, "http://", 7) == 0)
-        rest = origin + 7;
-    else if (strncasecmp(origin, "https://", 8) == 0)
-        rest = origin + 8;
-    if (rest && loopback_name(rest, host_part(rest)) && !strchr(rest, '/'))
+    size_t skip = len >= 7 && strncasecmp(origin, "http://", 7) == 0    ? 7
+                  : len >= 8 && strncasecmp(origin, "https://", 8) == 0 ? 8
+                                                                        : 0;
+    const char *rest = origin + skip;
+    size_t rlen = len - skip;
+    if (skip && loopback_name(rest, host_part(rest, rlen)) && !memchr(rest, '/', rlen))
         return NULL;
     return "Forbidden: Origin not allowed";
 }
 
-static bool check_token(struct rig_mcp_http *h, struct MHD_Connection *con)
+static bool check_token(struct rig_mcp_http *h, const http_req *rq)
 {
     if (!h->token)
         return true;
-    const char *auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                   MHD_HTTP_HEADER_AUTHORIZATION);
-    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
+    size_t len = 0;
+    const char *auth = rig__http_header(rq, "authorization", &len);
+    if (!auth || len < 7 || strncasecmp(auth, "Bearer ", 7) != 0)
         return false;
     const char *got = auth + 7;
-    size_t n = strlen(h->token), m = strlen(got);
+    size_t n = strlen(h->token), m = len - 7;
     unsigned diff = n != m;
     for (size_t i = 0; i < n; i++) /* the same time whatever matches */
         diff |= (unsigned char)h->token[i] ^ (unsigned char)(i < m ? got[i] : 0);
     return diff == 0;
 }
 
-/* ---- SSE ------------------------------------------------------------------- */
-
-/* An event's bytes. JSON has no raw newline inside strings, so any outside
- * them (a tool's pretty-printed params) can become spaces. */
-static char *sse_format(uint64_t stream, const struct event *e, size_t *len)
+static const char *version_error(const http_req *rq)
 {
-    size_t cap = e->len + 96;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    int n = snprintf(buf, cap, "event: message\nid: %" PRIu64 "-%" PRIu64 "\ndata: ", stream,
-                     e->seq);
-    char *p = buf + n;
-    for (size_t i = 0; i < e->len; i++)
-        *p++ = e->json[i] == '\n' || e->json[i] == '\r' ? ' ' : e->json[i];
-    *p++ = '\n';
-    *p++ = '\n';
-    *len = (size_t)(p - buf);
-    return buf;
-}
-
-static ssize_t sse_read(void *cls, uint64_t pos, char *out, size_t max)
-{
-    (void)pos;
-    struct reader *rd = cls;
-    struct rig_mcp_http *h = rd->h;
-    if (rd->off == rd->len) {
-        free(rd->buf);
-        rd->buf = NULL;
-        rd->len = rd->off = 0;
-        rd->buf_seq = 0;
-        if (rd->ending)
-            return MHD_CONTENT_READER_END_OF_STREAM;
-        pthread_mutex_lock(&h->mu);
-        struct stream *st = rd->st;
-        int64_t deadline = now_ms() + KEEPALIVE_MS;
-        while (!rd->buf) {
-            if (rd->gen != st->gen) {
-                /* A client came back for this stream on a new connection:
-                 * this one is dead to it, even if its socket is not. */
-                rd->detached = true;
-                pthread_mutex_unlock(&h->mu);
-                return MHD_CONTENT_READER_END_WITH_ERROR;
-            }
-            if (rd->prime) {
-                /* "Reconnect from here": an id and empty data (2025-11-25). */
-                rd->prime = false;
-                char tmp[96];
-                int n = snprintf(tmp, sizeof tmp,
-                                 "id: %" PRIu64 "-%" PRIu64 "\nretry: 1000\ndata: \n\n", st->id,
-                                 st->sent);
-                rd->buf = strndup(tmp, (size_t)n);
-                rd->len = rd->buf ? (size_t)n : 0;
-                break;
-            }
-            struct event *e = st->head;
-            while (e && e->seq <= st->sent)
-                e = e->next;
-            if (e) {
-                rd->buf = sse_format(st->id, e, &rd->len);
-                st->sent = rd->buf_seq = e->seq;
-                if (!rd->buf) {
-                    pthread_mutex_unlock(&h->mu);
-                    return MHD_CONTENT_READER_END_WITH_ERROR;
-                }
-                break;
-            }
-            if ((st->final && !rd->standalone) || rd->ss->ended || h->stopping) {
-                /* Free for a resuming reader before this response is torn down. */
-                st->attached = false;
-                rd->detached = true;
-                pthread_mutex_unlock(&h->mu);
-                return MHD_CONTENT_READER_END_OF_STREAM;
-            }
-            if (st->close) {
-                /* SSE polling: say when to come back, and hang up. */
-                st->close = false;
-                st->attached = false;
-                rd->detached = rd->ending = true;
-                char tmp[48];
-                int n = snprintf(tmp, sizeof tmp, "retry: %u\n\n", st->retry_ms);
-                rd->buf = strndup(tmp, (size_t)n);
-                rd->len = rd->buf ? (size_t)n : 0;
-                break;
-            }
-            int64_t left = deadline - now_ms();
-            if (left <= 0) {
-                rd->buf = strdup(": keep-alive\n\n"); /* finds a client that left */
-                rd->len = rd->buf ? strlen(rd->buf) : 0;
-                break;
-            }
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += left / 1000;
-            ts.tv_nsec += (left % 1000) * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&st->cv, &h->mu, &ts);
-        }
-        rd->ss->last_used_ms = now_ms();
-        pthread_mutex_unlock(&h->mu);
-        if (!rd->buf)
-            return MHD_CONTENT_READER_END_WITH_ERROR;
-    }
-    size_t n = rd->len - rd->off < max ? rd->len - rd->off : max;
-    memcpy(out, rd->buf + rd->off, n);
-    rd->off += n;
-    return (ssize_t)n;
-}
-
-static void sse_done(void *cls)
-{
-    struct reader *rd = cls;
-    struct rig_mcp_http *h = rd->h;
-    pthread_mutex_lock(&h->mu);
-    if (!rd->detached && rd->gen == rd->st->gen) {
-        rd->st->attached = false;
-        rd->st->close = false;
-        /* The client did not get all of the event in flight: it may ask
-         * for it again. */
-        if (rd->off < rd->len && rd->buf_seq && rd->buf_seq == rd->st->sent)
-            rd->st->sent--;
-    }
-    streams_trim(rd->ss);
-    pthread_mutex_unlock(&h->mu);
-    free(rd->buf);
-    session_unref(rd->ss);
-    free(rd);
-}
-
-/* Answer with stream `st` as SSE (st attached; takes a session reference). */
-static int respond_sse(struct MHD_Connection *con, struct rig_mcp_http *h, struct session *ss,
-                       struct stream *st, bool prime, bool standalone)
-{
-    struct reader *rd = calloc(1, sizeof *rd);
-    if (!rd)
-        return refuse(con, MHD_HTTP_INTERNAL_SERVER_ERROR, "Internal error: out of memory");
-    rd->h = h;
-    rd->ss = ss;
-    rd->st = st;
-    rd->prime = prime;
-    rd->standalone = standalone;
-    pthread_mutex_lock(&h->mu);
-    ss->refs++;
-    rd->gen = st->gen;
-    pthread_mutex_unlock(&h->mu);
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
-                                                              sse_read, rd, sse_done);
-    if (!r) {
-        sse_done(rd);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-    MHD_add_response_header(r, "Mcp-Session-Id", ss->id);
-    int rc = MHD_queue_response(con, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    return rc;
-}
-
-/* ---- methods ----------------------------------------------------------------- */
-
-static const char *version_error(struct MHD_Connection *con)
-{
-    const char *v = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "MCP-Protocol-Version");
-    if (v && !rig_mcp_version_supported(v, strlen(v)))
+    size_t len = 0;
+    const char *v = rig__http_header(rq, "mcp-protocol-version", &len);
+    if (v && !rig_mcp_version_supported(v, len))
         return "Bad Request: unsupported MCP-Protocol-Version (rig speaks 2025-11-25, "
                "2025-06-18, 2025-03-26)";
     return NULL;
 }
 
 /* The session a request names: 400 without one, 404 for one unknown. */
-static struct session *need_session(struct rig_mcp_http *h, struct MHD_Connection *con, int *rc)
+static struct session *need_session(struct hconn *hc)
 {
-    const char *id = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Mcp-Session-Id");
+    size_t len = 0;
+    const char *id = rig__http_header(&hc->req, "mcp-session-id", &len);
     if (!id) {
-        *rc = refuse(con, MHD_HTTP_BAD_REQUEST, "Bad Request: Mcp-Session-Id header is required");
+        refuse(hc, 400, "Bad Request: Mcp-Session-Id header is required");
         return NULL;
     }
-    struct session *ss = session_find(h, id);
+    struct session *ss = session_find(hc->h, id, len);
     if (!ss)
-        *rc = refuse(con, MHD_HTTP_NOT_FOUND, "Session not found");
+        refuse(hc, 404, "Session not found");
     return ss;
 }
 
-static int do_post(struct rig_mcp_http *h, struct MHD_Connection *con, struct req *rq)
+/* ---- methods ---------------------------------------------------------------- */
+
+/* Make room for one more session: end the longest idle one that nothing is
+ * reading or waiting on. False when all are busy. */
+static bool sessions_make_room(struct rig_mcp_http *h)
 {
-    if (!header_has(con, MHD_HTTP_HEADER_ACCEPT, "application/json") ||
-        !header_has(con, MHD_HTTP_HEADER_ACCEPT, "text/event-stream"))
-        return refuse(con, MHD_HTTP_NOT_ACCEPTABLE,
+    if (atomic_load(&h->nsessions) < h->o.max_sessions)
+        return true;
+    struct session *victim = NULL;
+    for (struct session *ss = h->sessions; ss; ss = ss->next)
+        if ((!victim || ss->last_used_ms < victim->last_used_ms) && !session_busy(ss))
+            victim = ss;
+    if (!victim)
+        return false;
+    session_end(h, victim);
+    return true;
+}
+
+static void do_post(struct hconn *hc, const char *body, size_t len)
+{
+    struct rig_mcp_http *h = hc->h;
+    if (!rig__http_header_has(&hc->req, "accept", "application/json") ||
+        !rig__http_header_has(&hc->req, "accept", "text/event-stream"))
+        {
+        refuse(hc, 406,
                       "Not Acceptable: Client must accept both application/json and "
                       "text/event-stream");
-    if (!header_has(con, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json"))
-        return refuse(con, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
-                      "Unsupported Media Type: Content-Type must be application/json");
-    if (rq->too_big)
-        return refuse(con, MHD_HTTP_CONTENT_TOO_LARGE, "Payload Too Large");
+        return;
+    }
+    if (!rig__http_header_has(&hc->req, "content-type", "application/json"))
+        {
+        refuse(hc, 415, "Unsupported Media Type: Content-Type must be application/json");
+        return;
+    }
     rig_json_error jerr;
-    rig_json_doc *doc = rig_json_parse(rq->body ? rq->body : "", rq->len, NULL, &jerr);
+    rig_json_doc *doc = rig_json_parse(body, len, NULL, &jerr);
     if (!doc) {
         char where[160], why[200];
         rig_json_error_format(&jerr, where, sizeof where);
@@ -719,365 +775,542 @@ static int do_post(struct rig_mcp_http *h, struct MHD_Connection *con, struct re
         rig_json_writer w;
         rig_json_writer_init(&w, 256);
         rig__rpc_write_error(&w, (rig_json_val){0}, RIG_MCP_PARSE_ERROR, why);
-        size_t len = 0;
-        const char *json = rig_json_writer_finish(&w, &len);
-        int rc = respond(con, MHD_HTTP_BAD_REQUEST, "application/json", json ? json : "",
-                         json ? len : 0, NULL);
+        size_t n = 0;
+        const char *json = rig_json_writer_finish(&w, &n);
+        respond(hc, 400, "application/json", json ? json : "", json ? n : 0, NULL);
         rig_json_writer_free(&w);
-        return rc;
+        return;
     }
     rpc_msg m;
     rig__rpc_classify(rig_json_doc_root(doc), &m);
     bool init = m.kind == RPC_REQUEST && rig_json_str_eq(m.method, "initialize");
-    int rc = MHD_YES;
-    struct session *ss = NULL, *evicted = NULL;
+    size_t idlen = 0;
+    const char *id = m.kind == RPC_REQUEST ? rig_json_raw(m.id, &idlen) : NULL;
+    char *idcopy = id ? strndup(id, idlen) : NULL;
+    rig_json_doc_free(doc); /* the engine parses the message again */
+    struct session *ss = NULL;
     if (init) {
         ss = session_new(h);
         if (!ss) {
-            rig_json_doc_free(doc);
-            return refuse(con, MHD_HTTP_INTERNAL_SERVER_ERROR, "Internal error: out of memory");
+            free(idcopy);
+            {
+        refuse(hc, 500, "Internal error: out of memory");
+        return;
+    }
         }
     } else {
-        const char *verr = version_error(con);
+        const char *verr = version_error(&hc->req);
         if (verr) {
-            rig_json_doc_free(doc);
-            return refuse(con, MHD_HTTP_BAD_REQUEST, verr);
+            free(idcopy);
+            {
+        refuse(hc, 400, verr);
+        return;
+    }
         }
-        if (!(ss = need_session(h, con, &rc))) {
-            rig_json_doc_free(doc);
-            return rc;
+        if (!(ss = need_session(hc))) {
+            free(idcopy);
+            return;
         }
+    }
+    if (id && !idcopy) {
+        if (init)
+            session_destroy(ss);
+        {
+        refuse(hc, 500, "Internal error: out of memory");
+        return;
+    }
     }
 
-    if (m.kind != RPC_REQUEST) {
-        /* A notification, a response, or junk: the engine reacts; junk gets
-         * its JSON-RPC error as the answer. */
-        pthread_mutex_lock(&h->mu);
-        struct stream *cap = stream_new(ss, ss->next_stream++, NULL, 0);
-        ss->capture = cap;
-        pthread_mutex_unlock(&h->mu);
-        pthread_mutex_lock(&ss->io);
-        rig_mcp_conn_receive(ss->conn, rq->body, rq->len);
-        pthread_mutex_unlock(&ss->io);
-        pthread_mutex_lock(&h->mu);
-        ss->capture = NULL;
-        char *err = cap && cap->head ? strndup(cap->head->json, cap->head->len) : NULL;
-        if (cap) {
-            for (struct stream **pp = &ss->streams; *pp; pp = &(*pp)->next)
-                if (*pp == cap) {
-                    *pp = cap->next;
-                    break;
-                }
-            stream_free(cap);
-        }
-        pthread_mutex_unlock(&h->mu);
-        if (err)
-            rc = respond(con, MHD_HTTP_BAD_REQUEST, "application/json", err, strlen(err), NULL);
-        else
-            rc = respond(con, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
-        free(err);
-        session_unref(ss);
-        rig_json_doc_free(doc);
-        return rc;
-    }
-
-    /* A request: its own stream, which the engine's answers find by id. */
-    size_t idlen = 0;
-    const char *id = rig_json_raw(m.id, &idlen);
-    pthread_mutex_lock(&h->mu);
-    bool busy = stream_by_related(ss, id, idlen) != NULL;
-    struct stream *st = busy ? NULL : stream_new(ss, ss->next_stream++, id, idlen);
-    if (st) {
-        st->attached = true;
-        ss->capture = st;
-    }
-    pthread_mutex_unlock(&h->mu);
+    /* The message's stream: the request's own, or a capture for what the
+     * engine answers a notification, response or junk with. */
+    bool busy = idcopy && stream_by_related(ss, idcopy, idlen);
+    struct stream *st = busy ? NULL : stream_new(ss, ss->next_stream++, idcopy, idlen);
+    free(idcopy);
     if (!st) {
         if (init)
             session_destroy(ss);
-        else
-            session_unref(ss);
-        rig_json_doc_free(doc);
-        return refuse(con, busy ? MHD_HTTP_CONFLICT : MHD_HTTP_INTERNAL_SERVER_ERROR,
+        {
+        refuse(hc, busy ? 409 : 500,
                       busy ? "Conflict: a request with this id is still running"
                            : "Internal error: out of memory");
+        return;
     }
-    pthread_mutex_lock(&ss->io);
-    rig_mcp_conn_receive(ss->conn, rq->body, rq->len);
-    pthread_mutex_unlock(&ss->io);
-    rig_json_doc_free(doc);
-
-    pthread_mutex_lock(&h->mu);
+    }
+    ss->capture = st;
+    ss->deciding = true;
+    rig_mcp_conn_receive(ss->conn, body, len);
+    ss->deciding = false;
     ss->capture = NULL;
-    /* Answered at once with nothing else to say: plain JSON. */
-    bool plain = st->final && st->head == st->tail;
-    char *json = plain && st->head ? strndup(st->head->json, st->head->len) : NULL;
-    bool ok_init = false;
-    if (init && json) {
-        /* A session exists only once initialize succeeded. */
-        rig_json_doc *answer = rig_json_parse(json, strlen(json), NULL, NULL);
-        ok_init = rig_json_exists(rig_json_get(rig_json_doc_root(answer), "result"));
-        rig_json_doc_free(answer);
-        if (ok_init) {
-            if (!sessions_make_room(h, &evicted)) {
-                ok_init = false;
-                free(json);
-                json = NULL;
-            } else {
-                ss->refs = 2; /* the list's and ours */
-                ss->last_used_ms = now_ms();
-                ss->next = h->sessions;
-                h->sessions = ss;
-                h->nsessions++;
-            }
-        }
-    }
-    if (plain) {
-        st->attached = false;
-        st->sent = st->next_seq;
-        streams_trim(ss);
-    }
-    pthread_mutex_unlock(&h->mu);
-    if (evicted)
-        session_unref(evicted);
 
+    if (!id) {
+        /* A notification or a response: 202; junk: its JSON-RPC error. */
+        if (st->head)
+            respond(hc, 400, "application/json", st->head->json, st->head->len, NULL);
+        else
+            respond(hc, 202, NULL, "", 0, NULL);
+        stream_remove(ss, st);
+        return;
+    }
+    bool plain = st->final && st->head == st->tail && st->head;
     if (init) {
-        if (!json) {
+        rig_json_doc *answer = plain ? rig_json_parse(st->head->json, st->head->len, NULL, NULL)
+                                     : NULL;
+        bool ok = rig_json_exists(rig_json_get(rig_json_doc_root(answer), "result"));
+        rig_json_doc_free(answer);
+        if (ok && !sessions_make_room(h)) {
             session_destroy(ss);
-            return refuse(con, MHD_HTTP_SERVICE_UNAVAILABLE,
+            return refuse(hc, 503,
                           "Service Unavailable: too many sessions are busy; try again later");
         }
-        rc = respond(con, ok_init ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json", json,
-                     strlen(json), ok_init ? ss->id : NULL);
-        free(json);
-        if (ok_init)
-            session_unref(ss);
+        if (plain)
+            respond(hc, ok ? 200 : 400, "application/json", st->head->json, st->head->len,
+                    ok ? ss->id : NULL);
         else
+            refuse(hc, 500, "Internal error: initialize gave no answer");
+        if (!ok) {
             session_destroy(ss);
-        return rc;
+            return;
+        }
+        st->sent = st->next_seq;
+        ss->last_used_ms = now_ms();
+        ss->next = h->sessions;
+        h->sessions = ss;
+        atomic_fetch_add(&h->nsessions, 1);
+        streams_trim(ss);
+        return;
     }
     if (plain) {
-        rc = respond(con, MHD_HTTP_OK, "application/json", json ? json : "", json ? strlen(json) : 0,
-                     NULL);
-        free(json);
-        session_unref(ss);
-        return rc;
+        /* Answered at once with nothing else to say: plain JSON. */
+        respond(hc, 200, "application/json", st->head->json, st->head->len, NULL);
+        st->sent = st->next_seq;
+        streams_trim(ss);
+        return;
     }
     /* More to come (a tool call): stream it. */
     bool prime = strcmp(rig_mcp_conn_version(ss->conn), "2025-11-25") >= 0;
-    rc = respond_sse(con, h, ss, st, prime, false);
-    session_unref(ss);
-    return rc;
+    stream_attach(hc, ss, st, prime);
 }
 
-static int do_get(struct rig_mcp_http *h, struct MHD_Connection *con)
+static void do_get(struct hconn *hc)
 {
-    if (!header_has(con, MHD_HTTP_HEADER_ACCEPT, "text/event-stream"))
-        return refuse(con, MHD_HTTP_NOT_ACCEPTABLE,
-                      "Not Acceptable: Client must accept text/event-stream");
-    const char *verr = version_error(con);
+    if (!rig__http_header_has(&hc->req, "accept", "text/event-stream"))
+        {
+        refuse(hc, 406, "Not Acceptable: Client must accept text/event-stream");
+        return;
+    }
+    const char *verr = version_error(&hc->req);
     if (verr)
-        return refuse(con, MHD_HTTP_BAD_REQUEST, verr);
-    int rc = MHD_YES;
-    struct session *ss = need_session(h, con, &rc);
+        {
+        refuse(hc, 400, verr);
+        return;
+    }
+    struct session *ss = need_session(hc);
     if (!ss)
-        return rc;
-    const char *last = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Last-Event-ID");
+        return;
+    size_t len = 0;
+    const char *last = rig__http_header(&hc->req, "last-event-id", &len);
     uint64_t sid = 0, seq = 0;
-    bool resume = false;
     if (last) {
+        char tmp[48];
         char *end = NULL;
-        sid = strtoull(last, &end, 10);
-        if (end == last || *end != '-' || (seq = strtoull(end + 1, &end, 10), *end)) {
-            session_unref(ss);
-            return refuse(con, MHD_HTTP_BAD_REQUEST, "Bad Request: malformed Last-Event-ID");
-        }
-        resume = true;
+        if (len >= sizeof tmp)
+            {
+        refuse(hc, 400, "Bad Request: malformed Last-Event-ID");
+        return;
     }
-    pthread_mutex_lock(&h->mu);
+        memcpy(tmp, last, len);
+        tmp[len] = '\0';
+        sid = strtoull(tmp, &end, 10);
+        if (end == tmp || *end != '-' || (seq = strtoull(end + 1, &end, 10), *end))
+            {
+        refuse(hc, 400, "Bad Request: malformed Last-Event-ID");
+        return;
+    }
+    }
     struct stream *st = stream_by_id(ss, sid);
-    const char *why = NULL;
-    unsigned status = 0;
-    if (resume && !st) {
-        why = "Not Found: no stream with that Last-Event-ID (it may have expired)";
-        status = MHD_HTTP_NOT_FOUND;
-    } else if (st && st->attached && !resume) {
-        why = "Conflict: this stream is already being read";
-        status = MHD_HTTP_CONFLICT;
-    } else if (st && st->attached) {
-        /* The client resumes a stream whose old connection we have not yet
-         * seen die (its reader waits for an event): the new one wins. */
-        st->gen++;
-        st->close = false;
-        pthread_cond_broadcast(&st->cv);
-    } else if (!st && !(st = stream_new(ss, 0, NULL, 0))) {
-        why = "Internal error: out of memory";
-        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    if (last && !st)
+        {
+        refuse(hc, 404, "Not Found: no stream with that Last-Event-ID (it may have "
+                               "expired)");
+        return;
     }
-    if (!why) {
-        st->attached = true;
-        if (resume && seq <= st->next_seq)
-            st->sent = seq; /* replay what follows */
+    if (!last && st && st->reader)
+        {
+        refuse(hc, 409, "Conflict: this stream is already being read");
+        return;
     }
-    pthread_mutex_unlock(&h->mu);
-    if (why) {
-        session_unref(ss);
-        return refuse(con, status, why);
+    if (!st && !(st = stream_new(ss, 0, NULL, 0)))
+        {
+        refuse(hc, 500, "Internal error: out of memory");
+        return;
     }
-    rc = respond_sse(con, h, ss, st, !resume, st->id == 0);
-    session_unref(ss);
-    return rc;
+    if (last && seq <= st->next_seq)
+        st->sent = seq; /* replay what follows */
+    stream_attach(hc, ss, st, !last);
 }
 
-static int do_delete(struct rig_mcp_http *h, struct MHD_Connection *con)
+static void do_delete(struct hconn *hc)
 {
-    int rc = MHD_YES;
-    struct session *ss = need_session(h, con, &rc);
+    struct session *ss = need_session(hc);
     if (!ss)
-        return rc;
+        return;
+    session_end(hc->h, ss);
+    if (!hc->closing)
+        respond(hc, 200, NULL, "", 0, NULL);
+}
+
+static void dispatch(struct hconn *hc, const char *body, size_t len)
+{
+    struct rig_mcp_http *h = hc->h;
+    const http_req *rq = &hc->req;
+    if (rq->path_len != strlen(h->path) || memcmp(rq->path, h->path, rq->path_len) != 0)
+        {
+        refuse(hc, 404, "Not Found: MCP lives at another path");
+        return;
+    }
+    const char *why = check_origin(h, rq);
+    if (why)
+        {
+        refuse(hc, 403, why);
+        return;
+    }
+    if (!check_token(h, rq))
+        {
+        refuse(hc, 401, "Unauthorized: send Authorization: Bearer <token>");
+        return;
+    }
+    if (rq->method_len == 4 && memcmp(rq->method, "POST", 4) == 0)
+        {
+        do_post(hc, body, len);
+        return;
+    }
+    if (rq->method_len == 3 && memcmp(rq->method, "GET", 3) == 0)
+        {
+        do_get(hc);
+        return;
+    }
+    if (rq->method_len == 6 && memcmp(rq->method, "DELETE", 6) == 0)
+        {
+        do_delete(hc);
+        return;
+    }
+    refuse(hc, 405, "Method Not Allowed");
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+static void on_alloc(uv_handle_t *hd, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    struct hconn *hc = hd->data;
+    if (hc->cap - hc->len < 16384) {
+        size_t limit = HEAD_MAX + hc->h->o.max_body + 65536;
+        size_t cap = hc->cap ? hc->cap * 2 : 65536;
+        while (cap - hc->len < 16384)
+            cap *= 2;
+        if (cap > limit)
+            cap = limit;
+        char *b = cap > hc->cap ? realloc(hc->buf, cap) : NULL;
+        if (b) {
+            hc->buf = b;
+            hc->cap = cap;
+        }
+    }
+    if (hc->len >= hc->cap) {
+        *buf = uv_buf_init(NULL, 0); /* full: libuv answers UV_ENOBUFS */
+        return;
+    }
+    *buf = uv_buf_init(hc->buf + hc->len, (unsigned)(hc->cap - hc->len));
+}
+
+/* Drop the first n bytes of the buffer (a request that was handled). */
+static void consume(struct hconn *hc, size_t n)
+{
+    memmove(hc->buf, hc->buf + n, hc->len - n);
+    hc->len -= n;
+    hc->head_done = false;
+    free(hc->body);
+    hc->body = NULL;
+    hc->body_len = 0;
+    memset(&hc->chunk, 0, sizeof hc->chunk);
+    hc->req_start_ms = hc->len ? now_ms() : 0;
+}
+
+/* The head's pointers point into the buffer, which may have moved while
+ * the body came (realloc): parse the head again where it is now. */
+static void reparse_head(struct hconn *hc)
+{
+    http_req again;
+    if (rig__http_parse_head(hc->buf, hc->len, HEAD_MAX, &again) == 1)
+        hc->req = again;
+}
+
+/* Handle every whole request in the buffer, one at a time: while an SSE
+ * response is open, what follows waits. */
+static void parse(struct hconn *hc)
+{
+    struct rig_mcp_http *h = hc->h;
+    while (!hc->closing && !hc->ending && !hc->streaming && hc->len) {
+        if (!hc->req_start_ms)
+            hc->req_start_ms = now_ms();
+        if (!hc->head_done) {
+            int rc = rig__http_parse_head(hc->buf, hc->len, HEAD_MAX, &hc->req);
+            if (rc == 0)
+                return;
+            if (rc < 0) {
+                hc->keep_alive = false;
+                {
+        refuse(hc, (unsigned)-rc, "Bad Request: malformed HTTP request");
+        return;
+    }
+            }
+            hc->head_done = true;
+            hc->keep_alive = hc->req.keep_alive;
+            if ((hc->req.has_length && hc->req.content_length > h->o.max_body)) {
+                hc->keep_alive = false; /* the body is not read: the connection ends */
+                {
+        refuse(hc, 413, "Payload Too Large");
+        return;
+    }
+            }
+            if (hc->req.expect_continue) {
+                uv_buf_t b = uv_buf_init((char *)"HTTP/1.1 100 Continue\r\n\r\n", 25);
+                hc_writev(hc, &b, 1);
+            }
+        }
+        size_t head = hc->req.head_len;
+        if (hc->req.chunked) {
+            if (!hc->body && !(hc->body = malloc(h->o.max_body ? h->o.max_body : 1))) {
+                hc->keep_alive = false;
+                {
+        refuse(hc, 500, "Internal error: out of memory");
+        return;
+    }
+            }
+            size_t used = 0;
+            int rc = rig__http_dechunk(&hc->chunk, hc->buf + head, hc->len - head, &used,
+                                       hc->body, &hc->body_len, h->o.max_body);
+            /* The decoded part of the buffer is gone; the head stays. */
+            memmove(hc->buf + head, hc->buf + head + used, hc->len - head - used);
+            hc->len -= used;
+            if (rc == 0)
+                return;
+            if (rc < 0) {
+                hc->keep_alive = false;
+                {
+        refuse(hc, (unsigned)-rc,
+                              rc == -413 ? "Payload Too Large" : "Bad Request: malformed chunked body");
+        return;
+    }
+            }
+            reparse_head(hc);
+            dispatch(hc, hc->body, hc->body_len);
+            if (!hc->closing && !hc->ending)
+                consume(hc, head);
+        } else {
+            size_t blen = hc->req.has_length ? (size_t)hc->req.content_length : 0;
+            if (hc->len - head < blen)
+                return;
+            /* The buffer may move while the request is handled (it does
+             * not: nothing reads meanwhile), so the body is used in place. */
+            reparse_head(hc);
+            dispatch(hc, hc->buf + head, blen);
+            if (!hc->closing && !hc->ending)
+                consume(hc, head + blen);
+        }
+    }
+}
+
+/* A response ended: the next request may be parsed (later, outside the
+ * engine's call that ended it). */
+static void request_done(struct hconn *hc)
+{
+    if (!hc->keep_alive) {
+        hc_end(hc);
+        return;
+    }
+    if (hc->len && !hc->resume && !hc->streaming) {
+        hc->resume = true;
+        hc->resume_next = hc->h->resume;
+        hc->h->resume = hc;
+    }
+}
+
+static void run_resumed(struct rig_mcp_http *h)
+{
+    while (h->resume) {
+        struct hconn *hc = h->resume;
+        h->resume = hc->resume_next;
+        hc->resume = false;
+        parse(hc);
+    }
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    (void)buf;
+    struct hconn *hc = s->data;
+    if (nread < 0) {
+        if (nread == UV_ENOBUFS && !hc->head_done)
+            refuse(hc, 431, "Request Header Fields Too Large");
+        hc_close(hc); /* EOF, an error, or a full buffer */
+        return;
+    }
+    hc->len += (size_t)nread;
+    hc->last_io_ms = now_ms();
+    if (!hc->streaming)
+        parse(hc);
+    run_resumed(hc->h);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    struct rig_mcp_http *h = server->data;
+    if (status < 0)
+        return;
+    struct hconn *hc = calloc(1, sizeof *hc);
+    if (!hc)
+        return;
+    hc->h = h;
+    uv_tcp_init(&h->loop, &hc->tcp);
+    hc->tcp.data = hc;
+    if (uv_accept(server, (uv_stream_t *)&hc->tcp) < 0 || h->nconns >= h->o.max_connections) {
+        uv_close((uv_handle_t *)&hc->tcp, on_closed);
+        return;
+    }
+    uv_tcp_nodelay(&hc->tcp, 1);
+    hc->next = h->conns;
+    if (h->conns)
+        h->conns->prev = hc;
+    h->conns = hc;
+    h->nconns++;
+    hc->last_io_ms = now_ms();
+    if (uv_read_start((uv_stream_t *)&hc->tcp, on_alloc, on_read) < 0)
+        hc_close(hc);
+}
+
+/* ---- the loop's own events ------------------------------------------------------ */
+
+static void stop_all(struct rig_mcp_http *h)
+{
+    while (h->sessions)
+        session_end(h, h->sessions);
+    while (h->conns)
+        hc_close(h->conns);
+    uv_close((uv_handle_t *)&h->listener, NULL);
+    uv_close((uv_handle_t *)&h->sweep, NULL);
+    uv_close((uv_handle_t *)&h->async, NULL);
+}
+
+static void on_async(uv_async_t *a)
+{
+    struct rig_mcp_http *h = a->data;
     pthread_mutex_lock(&h->mu);
-    bool was_live = !ss->ended;
-    session_end_locked(h, ss);
+    struct session *list = h->woken;
+    h->woken = NULL;
+    for (struct session *ss = list; ss; ss = ss->wake_next)
+        ss->wake_queued = false;
+    bool stopping = h->stopping;
     pthread_mutex_unlock(&h->mu);
-    if (was_live)
-        session_unref(ss); /* the list's */
-    session_unref(ss);
-    return respond(con, MHD_HTTP_OK, NULL, "", 0, NULL);
+    /* A session on the list is alive: destroying one takes it off first. */
+    for (struct session *ss = list, *next; ss; ss = next) {
+        next = ss->wake_next;
+        rig_mcp_conn_flush(ss->conn);
+    }
+    run_resumed(h);
+    if (stopping && !uv_is_closing((uv_handle_t *)&h->async))
+        stop_all(h);
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload, size_t *upload_size, void **con_cls)
+static void on_sweep(uv_timer_t *t)
 {
-    (void)version;
-    struct rig_mcp_http *h = cls;
-    struct req *rq = *con_cls;
-    if (!rq) {
-        /* Headers are in: refuse what no body can fix before reading one. */
-        if (!(rq = calloc(1, sizeof *rq)))
-            return MHD_NO;
-        *con_cls = rq;
-        if (strcmp(url, h->path) != 0)
-            return refuse(con, MHD_HTTP_NOT_FOUND, "Not Found: MCP lives at another path");
-        const char *why = check_origin(h, con);
-        if (why)
-            return refuse(con, MHD_HTTP_FORBIDDEN, why);
-        if (!check_token(h, con))
-            return refuse(con, MHD_HTTP_UNAUTHORIZED,
-                          "Unauthorized: send Authorization: Bearer <token>");
-        if (strcmp(method, MHD_HTTP_METHOD_POST) == 0) {
-            const char *cl = MHD_lookup_connection_value(con, MHD_HEADER_KIND,
-                                                         MHD_HTTP_HEADER_CONTENT_LENGTH);
-            if (cl && strtoull(cl, NULL, 10) > h->o.max_body)
-                return refuse(con, MHD_HTTP_CONTENT_TOO_LARGE, "Payload Too Large");
-            rq->started = true;
-            return MHD_YES;
+    struct rig_mcp_http *h = t->data;
+    int64_t now = now_ms(), limit = (int64_t)h->o.conn_timeout_s * 1000;
+    for (struct hconn *hc = h->conns, *next; hc; hc = next) {
+        next = hc->next;
+        if (hc->streaming) {
+            if (now - hc->last_io_ms >= KEEPALIVE_MS)
+                write_comment(hc, ": keep-alive\n\n"); /* finds a client that left */
+        } else if ((hc->req_start_ms && now - hc->req_start_ms > limit) ||
+                   (!hc->len && now - hc->last_io_ms > limit)) {
+            hc_close(hc); /* a request too slow to arrive, or an idle connection */
         }
-        if (strcmp(method, MHD_HTTP_METHOD_GET) == 0)
-            return do_get(h, con);
-        if (strcmp(method, MHD_HTTP_METHOD_DELETE) == 0)
-            return do_delete(h, con);
-        return refuse(con, MHD_HTTP_METHOD_NOT_ALLOWED, "Method Not Allowed");
     }
-    if (!rq->started)
-        return MHD_YES; /* answered already; MHD drains */
-    if (*upload_size) {
-        size_t n = *upload_size;
-        *upload_size = 0;
-        if (rq->too_big || rq->len + n > h->o.max_body) {
-            rq->too_big = true; /* a chunked body without a length: drop the rest */
-            free(rq->body);
-            rq->body = NULL;
-            rq->len = rq->cap = 0;
-            return MHD_YES;
-        }
-        if (rq->len + n + 1 > rq->cap) {
-            size_t cap = rq->cap ? rq->cap : 4096;
-            while (cap < rq->len + n + 1)
-                cap *= 2;
-            char *b = realloc(rq->body, cap);
-            if (!b)
-                return MHD_NO;
-            rq->body = b;
-            rq->cap = cap;
-        }
-        memcpy(rq->body + rq->len, upload, n);
-        rq->len += n;
-        return MHD_YES;
+    for (struct session *ss = h->sessions, *next; ss; ss = next) {
+        next = ss->next;
+        for (struct stream *st = ss->streams; st; st = st->next)
+            stream_trim_events(st);
+        streams_trim(ss);
+        if (now - ss->last_used_ms > (int64_t)h->o.session_idle_s * 1000 && !session_busy(ss))
+            session_end(h, ss);
     }
-    rq->started = false;
-    return do_post(h, con, rq);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *con, void **con_cls,
-                         enum MHD_RequestTerminationCode toe)
+static void *loop_main(void *arg)
 {
-    (void)cls;
-    (void)con;
-    (void)toe;
-    struct req *rq = *con_cls;
-    if (rq) {
-        free(rq->body);
-        free(rq);
-        *con_cls = NULL;
-    }
+    struct rig_mcp_http *h = arg;
+    /* A client gone mid-write is EPIPE here, not a signal for the process. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+    return NULL;
 }
 
-/* ---- start and stop ------------------------------------------------------------ */
+/* ---- start and stop --------------------------------------------------------------- */
 
 static int listen_on(struct rig_mcp_http *h, const char *host, unsigned port, rig_error *err)
 {
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    char portstr[16];
-    snprintf(portstr, sizeof portstr, "%u", port);
-    int g = getaddrinfo(host, portstr, &hints, &res);
-    if (g != 0)
-        return rig_error_set(err, RIG_EINVAL, "Cannot listen on '%s': %s.", host, gai_strerror(g));
-    int fd = -1, saved = 0;
-    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0)
-            continue;
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 128) != 0) {
-            saved = errno;
-            close(fd);
-            fd = -1;
-            continue;
-        }
-        if (a->ai_family == AF_INET)
-            h->loopback = ntohl(((struct sockaddr_in *)a->ai_addr)->sin_addr.s_addr) >> 24 == 127;
-        else if (a->ai_family == AF_INET6)
-            h->loopback = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr);
-    }
-    freeaddrinfo(res);
-    if (fd < 0)
-        return rig_error_set(err, RIG_EINVAL, "Cannot listen on %s:%u: %s.", host, port,
-                             strerror(saved ? saved : EADDRNOTAVAIL));
+    uv_tcp_init(&h->loop, &h->listener);
+    h->listener.data = h;
     struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    getsockname(fd, (struct sockaddr *)&ss, &sl);
-    h->port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
-                                       : ntohs(((struct sockaddr_in *)&ss)->sin_port);
-    h->fd = fd;
+    int rc = uv_ip4_addr(host, (int)port, (struct sockaddr_in *)&ss);
+    if (rc != 0)
+        rc = uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)&ss);
+    if (rc != 0 && strcmp(host, "localhost") == 0)
+        rc = uv_ip4_addr("127.0.0.1", (int)port, (struct sockaddr_in *)&ss);
+    if (rc != 0)
+        return rig_error_set(err, RIG_EINVAL,
+                             "Cannot listen on '%s': give an IP address (127.0.0.1, ::1, "
+                             "0.0.0.0).",
+                             host);
+    if (ss.ss_family == AF_INET)
+        h->loopback = ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24 == 127;
+    else
+        h->loopback = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+    rc = uv_tcp_bind(&h->listener, (struct sockaddr *)&ss, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&h->listener, 511, on_connection);
+    if (rc != 0)
+        return rig_error_set(err, RIG_EINVAL, "Cannot listen on %s:%u: %s.", host, port,
+                             uv_strerror(rc));
+    struct sockaddr_storage got;
+    int len = sizeof got;
+    uv_tcp_getsockname(&h->listener, (struct sockaddr *)&got, &len);
+    h->port = got.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&got)->sin6_port)
+                                        : ntohs(((struct sockaddr_in *)&got)->sin_port);
     return RIG_OK;
 }
 
 static void http_free(struct rig_mcp_http *h)
 {
-    if (h->fd >= 0)
-        close(h->fd);
     for (char **o = h->origins; o && *o; o++)
         free(*o);
     free(h->origins);
     free(h->path);
     free(h->token);
-    pthread_cond_destroy(&h->pump_cv);
     pthread_mutex_destroy(&h->mu);
     free(h);
+}
+
+/* Run the loop until every handle is closed, then close it. */
+static void loop_drain(struct rig_mcp_http *h)
+{
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&h->loop);
 }
 
 rig_mcp_http *rig_mcp_http_start(rig_mcp_server *s, const rig_mcp_http_opts *opts, rig_error *err)
@@ -1087,9 +1320,7 @@ rig_mcp_http *rig_mcp_http_start(rig_mcp_server *s, const rig_mcp_http_opts *opt
     struct rig_mcp_http *h = calloc(1, sizeof *h);
     if (!h)
         return rig_error_set(err, RIG_ENOMEM, "Out of memory."), NULL;
-    h->fd = -1;
     pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->pump_cv, NULL);
     h->s = s;
     if (opts)
         h->o = *opts;
@@ -1122,29 +1353,32 @@ rig_mcp_http *rig_mcp_http_start(rig_mcp_server *s, const rig_mcp_http_opts *opt
         http_free(h);
         return rig_error_set(err, RIG_EINVAL, "The MCP path must start with '/'."), NULL;
     }
-    if (listen_on(h, opts && opts->host ? opts->host : "127.0.0.1", opts ? opts->port : 0, err)) {
+    int rc = uv_loop_init(&h->loop);
+    if (rc != 0) {
+        http_free(h);
+        return rig_error_set(err, RIG_ENOMEM, "libuv: %s.", uv_strerror(rc)), NULL;
+    }
+    uv_async_init(&h->loop, &h->async, on_async);
+    h->async.data = h;
+    uv_timer_init(&h->loop, &h->sweep);
+    h->sweep.data = h;
+    if (listen_on(h, opts && opts->host ? opts->host : "127.0.0.1", opts ? opts->port : 0,
+                  err) != RIG_OK) {
+        uv_close((uv_handle_t *)&h->listener, NULL);
+        uv_close((uv_handle_t *)&h->async, NULL);
+        uv_close((uv_handle_t *)&h->sweep, NULL);
+        loop_drain(h);
         http_free(h);
         return NULL;
     }
-    if (pthread_create(&h->pump, NULL, pump_main, h) != 0) {
+    uv_timer_start(&h->sweep, on_sweep, 1000, 1000);
+    if (pthread_create(&h->thread, NULL, loop_main, h) != 0) {
+        uv_close((uv_handle_t *)&h->listener, NULL);
+        uv_close((uv_handle_t *)&h->async, NULL);
+        uv_close((uv_handle_t *)&h->sweep, NULL);
+        loop_drain(h);
         http_free(h);
         return rig_error_set(err, RIG_ENOMEM, "Cannot start a thread."), NULL;
-    }
-    h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                MHD_USE_POLL,
-                            0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->o.conn_timeout_s,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)h->o.max_connections,
-                            MHD_OPTION_END);
-    if (!h->d) {
-        pthread_mutex_lock(&h->mu);
-        h->stopping = true;
-        pthread_cond_signal(&h->pump_cv);
-        pthread_mutex_unlock(&h->mu);
-        pthread_join(h->pump, NULL);
-        http_free(h);
-        return rig_error_set(err, RIG_EINVAL, "libmicrohttpd would not start."), NULL;
     }
     return h;
 }
@@ -1156,39 +1390,19 @@ unsigned rig_mcp_http_port(const rig_mcp_http *h)
 
 size_t rig_mcp_http_sessions(rig_mcp_http *h)
 {
-    if (!h)
-        return 0;
-    pthread_mutex_lock(&h->mu);
-    size_t n = h->nsessions;
-    pthread_mutex_unlock(&h->mu);
-    return n;
+    return h ? atomic_load(&h->nsessions) : 0;
 }
 
 void rig_mcp_http_stop(rig_mcp_http *h)
 {
     if (!h)
         return;
-    /* Readers wake and end; then the daemon joins its threads. */
     pthread_mutex_lock(&h->mu);
     h->stopping = true;
-    for (struct session *ss = h->sessions; ss; ss = ss->next)
-        for (struct stream *st = ss->streams; st; st = st->next)
-            pthread_cond_broadcast(&st->cv);
-    pthread_cond_signal(&h->pump_cv);
     pthread_mutex_unlock(&h->mu);
-    MHD_stop_daemon(h->d);
-    pthread_join(h->pump, NULL);
-    for (;;) {
-        pthread_mutex_lock(&h->mu);
-        struct session *ss = h->sessions;
-        if (ss)
-            session_end_locked(h, ss);
-        pthread_mutex_unlock(&h->mu);
-        if (!ss)
-            break;
-        session_unref(ss);
-    }
-    h->fd = -1; /* MHD closed it */
+    uv_async_send(&h->async);
+    pthread_join(h->thread, NULL);
+    uv_loop_close(&h->loop);
     http_free(h);
 }
 
