@@ -156,6 +156,22 @@ static void check_message(session *s, const char *json, size_t len)
             ok |= rig_json_str_eq(rig_json_get(r, "method"), known[i]);
         FUZZ_CHECK(ok, "an unexpected notification: %.*s", (int)len, json);
     } else if (has_method) {
+        FUZZ_CHECK(!rig_json_exists(id), "a notification with an id");
+        size_t tn = 0;
+        const char *tok = rig_json_raw(rig_json_pointer(r, "/params/progressToken"), &tn);
+        double p = 0;
+        FUZZ_CHECK(tok && rig_json_get_double(rig_json_pointer(r, "/params/progress"), &p) == 0,
+                   "progress without a token or a number");
+        pthread_mutex_lock(&s->mu);
+        for (int i = 0; s->check_progress && i < s->ntokens; i++)
+            if (strlen(s->tokens[i]) == tn && memcmp(s->tokens[i], tok, tn) == 0)
+                FUZZ_CHECK(p > s->last[i], "progress went from %g to %g", s->last[i], p);
+        if (s->ntokens < 16 && tn < 32) {
+            memcpy(s->tokens[s->ntokens], tok, tn);
+            s->tokens[s->ntokens][tn] = '\0';
+            s->last[s->ntokens++] = p;
+        }
+        pthread_mutex_unlock(&s->mu);
     } else {
         FUZZ_CHECK(rig_json_exists(id), "an answer without an id");
         if (has_error) {
