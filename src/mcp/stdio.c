@@ -5,10 +5,12 @@
  * regular file or a device, through one uv_fs_read at a time on libuv's
  * thread pool. rig's framer cuts it into messages for rig_mcp_conn_receive;
  * the bytes of a message never move while the conn reads them. Output goes
- * through send(): each message and its newline as one write, in order, from
- * this thread only. uv_try_write takes the common case (the pipe has room)
- * without a copy; the rest is copied into one uv_write request, freed in its
- * callback. A regular file as output is written synchronously (a file never
+ * through send(), in order, from this thread only. While a batch of input
+ * is handled or a batch of answers flushed, messages gather in one buffer
+ * and go out in one write (a syscall per batch, not per message); a lone
+ * message goes out with its newline as one write. uv_try_write takes the
+ * common case (the pipe has room) without a copy; the rest is copied into
+ * one uv_write request, freed in its callback. A regular file as output is written synchronously (a file never
  * blocks for long, and epoll cannot watch one).
  *
  * Tool calls finish on the toolset's workers; the conn calls wake(), a
@@ -64,6 +66,7 @@
 #define STDIO_MAX_FRAME ((size_t)16 << 20)
 #define STDIO_READ_CHUNK ((size_t)64 << 10)
 #define STDIO_WRITE_HIGH ((size_t)64 << 20) /* stop reading above this much unwritten */
+#define CORK_KEEP ((size_t)256 << 10)       /* a corked batch this big goes out at once */
 #define STDIO_WRITE_LOW ((size_t)16 << 20)  /* read again below this */
 
 typedef union stdio_stream {
@@ -104,6 +107,9 @@ typedef struct stdio_transport {
     bool out_owned;
     stdio_stream out;
     size_t writes;    /* uv_write requests in flight */
+    unsigned corked;  /* cork depth: messages gather in cork_buf */
+    char *cork_buf;
+    size_t cork_len, cork_cap;
     bool out_dead;    /* the client is gone or the output failed */
 
     uv_async_t wake;
@@ -177,9 +183,9 @@ static void on_write(uv_write_t *req, int status)
 }
 
 /* Synchronous write of message + newline to a file. */
-static int write_file(int fd, const char *json, size_t len)
+static int write_file(int fd, const char *a, size_t alen, const char *b, size_t blen)
 {
-    struct iovec iov[2] = {{(void *)json, len}, {(void *)"\n", 1}};
+    struct iovec iov[2] = {{(void *)a, alen}, {(void *)b, blen}};
     int n = 2, i = 0;
     while (i < n) {
         ssize_t w = writev(fd, iov + i, n - i);
@@ -203,6 +209,82 @@ static int write_file(int fd, const char *json, size_t len)
     return 0;
 }
 
+/* Write a then b (a message and its newline, or a corked batch and
+ * nothing) in order, after what is queued. */
+static int write_out(stdio_transport *t, const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (!t->out_stream) {
+        int rc = write_file(t->out_fd, a, alen, b, blen);
+        if (rc < 0) {
+            fail_output(t, rc);
+            return -1;
+        }
+        return 0;
+    }
+    size_t len = alen + blen;
+    if (len >= INT32_MAX) { /* a uv_buf_t holds at most 4 GiB; no message comes near */
+        fail_output(t, UV_E2BIG);
+        return -1;
+    }
+    /* Straight into the pipe when it has room and nothing is queued (libuv
+     * refuses with EAGAIN while its queue holds bytes, so order is kept). */
+    size_t done = 0;
+    uv_buf_t bufs[2] = {uv_buf_init((char *)a, (unsigned)alen), uv_buf_init((char *)b, (unsigned)blen)};
+    int n = uv_try_write(&t->out.stream, bufs, blen ? 2 : 1);
+    if (n >= 0) {
+        done = (size_t)n;
+    } else if (n != UV_EAGAIN) {
+        fail_output(t, n);
+        return -1;
+    }
+    if (done == len)
+        return 0;
+    size_t rest = len - done;
+    out_req *r = malloc(sizeof *r + rest);
+    if (!r) {
+        fail_output(t, UV_ENOMEM);
+        return -1;
+    }
+    if (done < alen) {
+        memcpy(r->data, a + done, alen - done);
+        memcpy(r->data + alen - done, b, blen);
+    } else {
+        memcpy(r->data, b + (done - alen), rest);
+    }
+    uv_buf_t buf = uv_buf_init(r->data, (unsigned)rest);
+    int rc = uv_write(&r->req, &t->out.stream, &buf, 1, on_write);
+    if (rc < 0) {
+        free(r);
+        fail_output(t, rc);
+        return -1;
+    }
+    t->writes++;
+    return 0;
+}
+
+/* While corked (handling a batch of input, or flushing a batch of answers),
+ * messages gather in one buffer and go out in one write: a syscall per
+ * batch, not per message. */
+static void cork(stdio_transport *t)
+{
+    t->corked++;
+}
+
+static void uncork(stdio_transport *t)
+{
+    if (--t->corked > 0 || t->cork_len == 0)
+        return;
+    size_t n = t->cork_len;
+    t->cork_len = 0;
+    if (!t->out_dead && !t->closing)
+        write_out(t, t->cork_buf, n, NULL, 0);
+    if (t->cork_cap > CORK_KEEP) { /* one huge answer need not stay resident */
+        free(t->cork_buf);
+        t->cork_buf = NULL;
+        t->cork_cap = 0;
+    }
+}
+
 /* rig_mcp_send_fn: one message, then "\n", as one write. */
 static int send_message(const char *json, size_t len, const rig_mcp_route *route, void *ud)
 {
@@ -211,49 +293,29 @@ static int send_message(const char *json, size_t len, const rig_mcp_route *route
     stdio_transport *t = ud;
     if (t->out_dead || t->closing)
         return -1;
-    if (!t->out_stream) {
-        int rc = write_file(t->out_fd, json, len);
-        if (rc < 0) {
-            fail_output(t, rc);
-            return -1;
+    if (t->corked && t->out_stream) {
+        if (t->cork_len + len + 1 > t->cork_cap) {
+            size_t cap = t->cork_cap ? t->cork_cap : 16384;
+            while (cap < t->cork_len + len + 1)
+                cap *= 2;
+            char *b = realloc(t->cork_buf, cap);
+            if (!b) {
+                fail_output(t, UV_ENOMEM);
+                return -1;
+            }
+            t->cork_buf = b;
+            t->cork_cap = cap;
         }
-        return 0;
+        memcpy(t->cork_buf + t->cork_len, json, len);
+        t->cork_buf[t->cork_len + len] = '\n';
+        t->cork_len += len + 1;
+        if (t->cork_len >= CORK_KEEP) { /* enough for one write */
+            t->corked++;
+            uncork(t);
+        }
+        return t->out_dead ? -1 : 0;
     }
-    if (len >= INT32_MAX) { /* a uv_buf_t holds at most 4 GiB; no message comes near */
-        fail_output(t, UV_E2BIG);
-        return -1;
-    }
-    /* Straight into the pipe when it has room and nothing is queued (libuv
-     * refuses with EAGAIN while its queue holds bytes, so order is kept). */
-    size_t done = 0;
-    uv_buf_t bufs[2] = {uv_buf_init((char *)json, (unsigned)len), uv_buf_init((char *)"\n", 1)};
-    int n = uv_try_write(&t->out.stream, bufs, 2);
-    if (n >= 0) {
-        done = (size_t)n;
-    } else if (n != UV_EAGAIN) {
-        fail_output(t, n);
-        return -1;
-    }
-    if (done == len + 1)
-        return 0;
-    size_t rest = len + 1 - done;
-    out_req *r = malloc(sizeof *r + rest);
-    if (!r) {
-        fail_output(t, UV_ENOMEM);
-        return -1;
-    }
-    if (done < len)
-        memcpy(r->data, json + done, len - done);
-    r->data[rest - 1] = '\n';
-    uv_buf_t b = uv_buf_init(r->data, (unsigned)rest);
-    int rc = uv_write(&r->req, &t->out.stream, &b, 1, on_write);
-    if (rc < 0) {
-        free(r);
-        fail_output(t, rc);
-        return -1;
-    }
-    t->writes++;
-    return 0;
+    return write_out(t, json, len, "\n", 1);
 }
 
 /* A line longer than STDIO_MAX_FRAME: the conn never sees it (the framer
@@ -276,7 +338,17 @@ static void answer_too_large(stdio_transport *t)
 
 /* Hand every complete frame to the conn, unless back-pressure or a stop says
  * wait; at end of input, the last line too. */
+static void pump_frames(stdio_transport *t);
+
 static void pump(stdio_transport *t)
+{
+    cork(t);
+    pump_frames(t);
+    uncork(t);
+    check_backpressure(t);
+}
+
+static void pump_frames(stdio_transport *t)
 {
     rig_json_frame fr;
     while (!t->paused && !t->stopped) {
@@ -456,7 +528,9 @@ static void on_wake(uv_async_t *a)
     stdio_transport *t = a->data;
     if (t->closing)
         return;
+    cork(t);
     rig_mcp_conn_flush(t->conn);
+    uncork(t);
     check_backpressure(t);
     maybe_finish(t);
 }
@@ -616,6 +690,7 @@ out_noloop:
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     int status = t->status;
     free(t->buf);
+    free(t->cork_buf);
     free(t);
     return status;
 }
