@@ -58,20 +58,24 @@ static int serve_http(rig_mcp_server *s, const char *addr, rig_error *err) {
 
 int main(int argc, char **argv) {
     const char *http = NULL;
-    unsigned flags = 0;
+    unsigned flags = 0, workers = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--inline") == 0) {
             flags |= RIG_TOOL_INLINE;
         } else if (strcmp(argv[i], "--http") == 0 && i + 1 < argc) {
             http = argv[++i];
+        } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+            workers = (unsigned)atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: mcp_echo_server [--inline] [--http HOST:PORT]\n");
+            fprintf(stderr, "usage: mcp_echo_server [--inline] [--workers N] [--http HOST:PORT]\n");
             return 2;
         }
     }
 
     rig_error err;
     rig_toolset *ts = rig_toolset_new();
+    if (ts && workers)
+        rig_toolset_set_workers(ts, workers);
     rig_tool *tool = rig_tool_new("echo", &err);
     if (!ts || !tool || rig_tool_set_input_schema(tool, schema, sizeof schema - 1, &err) != RIG_OK)
         goto fail;

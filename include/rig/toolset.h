@@ -39,7 +39,7 @@ typedef struct rig_toolset rig_toolset;
 /* Limits, with the value of the system we match. */
 #define RIG_OUTPUT_CAP_DEFAULT 50000      /* characters of text per result (OpenHands) */
 #define RIG_TIMEOUT_DEFAULT_MS 300000     /* per call (FastMCP's 300 s) */
-#define RIG_WORKERS_DEFAULT 8
+#define RIG_WORKERS_DEFAULT 16
 
 RIG_API rig_toolset *rig_toolset_new(void);
 /* Answers queued calls as cancelled, waits for running ones to finish,
@@ -66,7 +66,11 @@ RIG_API rig_tool *rig_toolset_find_native(const rig_toolset *ts, rig_provider pr
 /* Settings. */
 RIG_API void rig_toolset_set_output_cap(rig_toolset *ts, size_t max_chars); /* 0: no cap */
 RIG_API void rig_toolset_set_timeout(rig_toolset *ts, int64_t ms);          /* 0: none */
-/* Worker threads; takes effect before the first call. */
+/* The most worker threads (default RIG_WORKERS_DEFAULT); takes effect
+ * before the first call. The pool starts with one a core and grows, up to
+ * this, when every worker is busy and a queued call has waited 1 ms: tools
+ * that compute get no more threads than cores, tools that block (sleep, I/O)
+ * get theirs. */
 RIG_API void rig_toolset_set_workers(rig_toolset *ts, unsigned n);
 
 /* Hooks for every tool, run before the tool's own before hooks and after

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "core/internal.h"
@@ -26,6 +27,7 @@ struct rig_job {
     struct rig_job *next;      /* run queue */
     struct rig_job *dl_prev, *dl_next; /* jobs with a deadline, queued or running */
     struct rig_job *next_expired;      /* the timer's private list */
+    int64_t queued_ns;         /* when it joined the run queue */
     bool on_deadline_list;
 };
 
@@ -48,7 +50,9 @@ struct rig_toolset {
     struct rig_job *qhead, *qtail;
     struct rig_job *deadlines;
     pthread_t *workers;
-    unsigned started;
+    unsigned started;          /* workers running, up to n_workers */
+    unsigned idle;             /* workers waiting for a job */
+    bool watching;             /* the timer watches the queue for a stall */
     pthread_t timer;
     int64_t timer_wakes;       /* when the timer sleeps until (INT64_MAX: no deadline) */
     bool timer_started;
@@ -574,8 +578,11 @@ static void *worker_main(void *arg)
     rig_toolset *ts = arg;
     pthread_mutex_lock(&ts->mu);
     for (;;) {
-        while (!ts->qhead && !ts->stopping)
+        while (!ts->qhead && !ts->stopping) {
+            ts->idle++;
             pthread_cond_wait(&ts->work_cv, &ts->mu);
+            ts->idle--;
+        }
         if (!ts->qhead)
             break;
         rig_job *j = ts->qhead;
@@ -603,7 +610,12 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* The deadline timer. It scans the list of jobs with deadlines, which is
+/* How long the oldest queued job may wait, every worker busy, before the
+ * pool grows by one: long next to a call of a CPU-light tool (a few µs),
+ * short next to anything that blocks. */
+#define GROW_NS 1000000
+
+/* The deadline timer (which also grows the pool). It scans the list of jobs with deadlines, which is
  * O(jobs in flight) per wake-up; in-flight calls number in the tens, so a
  * heap would cost more in code than it saves in time. */
 static void *timer_main(void *arg)
@@ -638,6 +650,20 @@ static void *timer_main(void *arg)
             pthread_mutex_lock(&ts->mu);
             continue;
         }
+        /* A queue that stalls (every worker busy, the oldest job waiting
+         * GROW_NS) gets one more worker, up to n_workers. */
+        ts->watching = ts->qhead && ts->idle == 0 && ts->started < ts->n_workers;
+        if (ts->watching) {
+            if (now - ts->qhead->queued_ns >= GROW_NS) {
+                if (pthread_create(&ts->workers[ts->started], NULL, worker_main, ts) == 0)
+                    ts->started++;
+                else
+                    ts->n_workers = ts->started; /* out of threads: make do */
+                continue;
+            }
+            if (ts->qhead->queued_ns + GROW_NS < next)
+                next = ts->qhead->queued_ns + GROW_NS;
+        }
         ts->timer_wakes = next;
         if (next == INT64_MAX) {
             pthread_cond_wait(&ts->timer_cv, &ts->mu);
@@ -661,7 +687,14 @@ static int pool_start(rig_toolset *ts)
     ts->workers = calloc(ts->n_workers, sizeof *ts->workers);
     if (!ts->workers)
         return RIG_ENOMEM;
-    for (unsigned i = 0; i < ts->n_workers; i++) {
+    /* As many workers as cores to start with: tools that compute run best
+     * so. Tools that block (sleep, I/O) stall the queue, and the timer adds
+     * workers then (see GROW_NS). */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned core = cpus < 2 ? 2 : (unsigned)cpus;
+    if (core > ts->n_workers)
+        core = ts->n_workers;
+    for (unsigned i = 0; i < core; i++) {
         if (pthread_create(&ts->workers[i], NULL, worker_main, ts) != 0)
             break;
         ts->started++;
@@ -705,6 +738,11 @@ static void enqueue(rig_toolset *ts, rig_job *j)
     else
         ts->qhead = j;
     ts->qtail = j;
+    j->queued_ns = rig__now_ns();
+    if (ts->idle == 0 && !ts->watching && ts->started < ts->n_workers) {
+        ts->watching = true; /* every worker is busy: the timer watches for a stall */
+        pthread_cond_signal(&ts->timer_cv);
+    }
     if (j->call->deadline_ns) {
         j->dl_next = ts->deadlines;
         if (ts->deadlines)

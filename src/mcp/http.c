@@ -50,6 +50,7 @@
 #define WRITE_HIGH (16u << 20) /* unread output that closes a connection */
 #define STREAMS_KEPT 16        /* finished streams a session keeps for resumption */
 #define EVENTS_KEPT 1024       /* events a stream keeps */
+#define CORK_KEEP (256u << 10) /* gathered output this big goes out at once */
 
 struct hconn;
 
@@ -107,6 +108,10 @@ struct hconn {
     bool keep_alive;        /* the current request's */
     bool resume;            /* on h->resume: parse what is buffered */
     struct hconn *resume_next;
+    char *wbuf;             /* output gathered while the loop is corked */
+    size_t wlen, wcap;
+    bool dirty;             /* on h->dirty */
+    struct hconn *dirty_next;
 };
 
 struct rig_mcp_http {
@@ -129,6 +134,8 @@ struct rig_mcp_http {
     struct hconn *conns;
     size_t nconns;
     struct hconn *resume;
+    unsigned corked;
+    struct hconn *dirty;    /* connections with gathered output */
 };
 
 static int64_t now_ms(void)
@@ -148,6 +155,7 @@ static void on_closed(uv_handle_t *hd)
     struct hconn *hc = hd->data;
     free(hc->buf);
     free(hc->body);
+    free(hc->wbuf);
     free(hc);
 }
 
@@ -184,6 +192,8 @@ static void hc_close(struct hconn *hc)
     uv_close((uv_handle_t *)&hc->tcp, on_closed);
 }
 
+static void hc_flush_out(struct hconn *hc);
+
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
     (void)status;
@@ -197,6 +207,7 @@ static void hc_end(struct hconn *hc)
 {
     if (hc->closing || hc->ending)
         return;
+    hc_flush_out(hc); /* the shutdown waits for what is queued, not for this */
     hc->ending = true;
     uv_read_stop((uv_stream_t *)&hc->tcp);
     uv_shutdown_t *req = malloc(sizeof *req);
@@ -214,8 +225,8 @@ static void on_written(uv_write_t *req, int status)
         hc_close(hc);
 }
 
-/* Write bufs in order; what the socket does not take now is copied. */
-static void hc_writev(struct hconn *hc, uv_buf_t *bufs, unsigned n)
+/* Write bufs in order now; what the socket does not take is copied. */
+static void hc_write_now(struct hconn *hc, uv_buf_t *bufs, unsigned n)
 {
     if (hc->closing)
         return;
@@ -260,6 +271,82 @@ static void hc_writev(struct hconn *hc, uv_buf_t *bufs, unsigned n)
     if (uv_write(&w->req, (uv_stream_t *)&hc->tcp, &b, 1, on_written) < 0) {
         free(w);
         hc_close(hc);
+    }
+}
+
+/* What gathered while corked goes out in one write. */
+static void hc_flush_out(struct hconn *hc)
+{
+    if (!hc->wlen)
+        return;
+    uv_buf_t b = uv_buf_init(hc->wbuf, (unsigned)hc->wlen);
+    hc->wlen = 0;
+    hc_write_now(hc, &b, 1);
+    if (hc->wcap > CORK_KEEP) {
+        free(hc->wbuf);
+        hc->wbuf = NULL;
+        hc->wcap = 0;
+    }
+}
+
+/* Write bufs in order. While the loop handles a batch (input read, answers
+ * flushed), writes gather per connection and go out when it ends: a
+ * syscall per connection and batch, not per piece of a response. */
+static void hc_writev(struct hconn *hc, uv_buf_t *bufs, unsigned n)
+{
+    struct rig_mcp_http *h = hc->h;
+    if (hc->closing)
+        return;
+    if (!h->corked) {
+        hc_write_now(hc, bufs, n);
+        return;
+    }
+    size_t total = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += bufs[i].len;
+    if (hc->wlen + total > hc->wcap) {
+        size_t cap = hc->wcap ? hc->wcap : 4096;
+        while (cap < hc->wlen + total)
+            cap *= 2;
+        char *b = realloc(hc->wbuf, cap);
+        if (!b) {
+            hc_flush_out(hc);
+            hc_write_now(hc, bufs, n);
+            return;
+        }
+        hc->wbuf = b;
+        hc->wcap = cap;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        memcpy(hc->wbuf + hc->wlen, bufs[i].base, bufs[i].len);
+        hc->wlen += bufs[i].len;
+    }
+    if (!hc->dirty) {
+        hc->dirty = true;
+        hc->dirty_next = h->dirty;
+        h->dirty = hc;
+    }
+    if (hc->wlen >= CORK_KEEP)
+        hc_flush_out(hc);
+}
+
+static void cork(struct rig_mcp_http *h)
+{
+    h->corked++;
+}
+
+static void uncork(struct rig_mcp_http *h)
+{
+    if (--h->corked > 0)
+        return;
+    /* A closed connection's memory lasts until its close callback, which
+     * runs on a later turn of the loop: the list is safe to walk. */
+    while (h->dirty) {
+        struct hconn *hc = h->dirty;
+        h->dirty = hc->dirty_next;
+        hc->dirty = false;
+        if (!hc->closing)
+            hc_flush_out(hc);
     }
 }
 
@@ -1160,9 +1247,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     hc->len += (size_t)nread;
     hc->last_io_ms = now_ms();
+    struct rig_mcp_http *h = hc->h;
+    cork(h);
     if (!hc->streaming)
         parse(hc);
-    run_resumed(hc->h);
+    run_resumed(h);
+    uncork(h);
 }
 
 static void on_connection(uv_stream_t *server, int status)
@@ -1215,11 +1305,13 @@ static void on_async(uv_async_t *a)
     bool stopping = h->stopping;
     pthread_mutex_unlock(&h->mu);
     /* A session on the list is alive: destroying one takes it off first. */
+    cork(h);
     for (struct session *ss = list, *next; ss; ss = next) {
         next = ss->wake_next;
         rig_mcp_conn_flush(ss->conn);
     }
     run_resumed(h);
+    uncork(h);
     if (stopping && !uv_is_closing((uv_handle_t *)&h->async))
         stop_all(h);
 }
