@@ -104,6 +104,7 @@ if [ $mcp = 1 ]; then
     servers+=(--stdio server-everything "$node $everything/dist/index.js stdio")
   fi
   servers+=(--http rig "$echo_server --http 127.0.0.1:{port}" "$url")
+  servers+=(--http "rig, inline echo" "$echo_server --inline --http 127.0.0.1:{port}" "$url")
   if [ -z "$note" ]; then
     servers+=(--http server-everything "$node $everything/dist/index.js streamableHttp" "$url")
   fi

@@ -247,7 +247,8 @@ static int write_out(stdio_transport *t, const char *a, size_t alen, const char 
     }
     if (done < alen) {
         memcpy(r->data, a + done, alen - done);
-        memcpy(r->data + alen - done, b, blen);
+        if (blen)
+            memcpy(r->data + alen - done, b, blen);
     } else {
         memcpy(r->data, b + (done - alen), rest);
     }
