@@ -68,9 +68,9 @@ RIG_API void rig_toolset_set_output_cap(rig_toolset *ts, size_t max_chars); /* 0
 RIG_API void rig_toolset_set_timeout(rig_toolset *ts, int64_t ms);          /* 0: none */
 /* The most worker threads (default RIG_WORKERS_DEFAULT); takes effect
  * before the first call. The pool starts with one a core and grows, up to
- * this, when every worker is busy and a queued call has waited 1 ms: tools
- * that compute get no more threads than cores, tools that block (sleep, I/O)
- * get theirs. */
+ * this, when every worker is busy and none has taken a queued call for
+ * 10 ms: tools that compute get no more threads than cores, tools that
+ * block (sleep, I/O) get theirs. */
 RIG_API void rig_toolset_set_workers(rig_toolset *ts, unsigned n);
 
 /* Hooks for every tool, run before the tool's own before hooks and after

@@ -53,6 +53,7 @@ struct rig_toolset {
     unsigned started;          /* workers running, up to n_workers */
     unsigned idle;             /* workers waiting for a job */
     bool watching;             /* the timer watches the queue for a stall */
+    int64_t last_take_ns;      /* when a worker last took a job */
     pthread_t timer;
     int64_t timer_wakes;       /* when the timer sleeps until (INT64_MAX: no deadline) */
     bool timer_started;
@@ -586,6 +587,7 @@ static void *worker_main(void *arg)
         if (!ts->qhead)
             break;
         rig_job *j = ts->qhead;
+        ts->last_take_ns = rig__now_ns();
         ts->qhead = j->next;
         if (!ts->qhead)
             ts->qtail = NULL;
@@ -610,10 +612,10 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* How long the oldest queued job may wait, every worker busy, before the
- * pool grows by one: long next to a call of a CPU-light tool (a few µs),
- * short next to anything that blocks. */
-#define GROW_NS 1000000
+/* How long the queue may stand still, every worker busy, before the pool
+ * grows by one: long next to a call of a CPU-light tool (a few µs), short
+ * next to anything that blocks. */
+#define GROW_NS 10000000
 
 /* The deadline timer (which also grows the pool). It scans the list of jobs with deadlines, which is
  * O(jobs in flight) per wake-up; in-flight calls number in the tens, so a
@@ -650,19 +652,22 @@ static void *timer_main(void *arg)
             pthread_mutex_lock(&ts->mu);
             continue;
         }
-        /* A queue that stalls (every worker busy, the oldest job waiting
-         * GROW_NS) gets one more worker, up to n_workers. */
+        /* A queue that stalls (every worker busy, and none has taken a job
+         * for GROW_NS while one waited) gets one more worker, up to
+         * n_workers. A queue that moves, however long, needs none. */
         ts->watching = ts->qhead && ts->idle == 0 && ts->started < ts->n_workers;
         if (ts->watching) {
-            if (now - ts->qhead->queued_ns >= GROW_NS) {
+            int64_t since = ts->qhead->queued_ns > ts->last_take_ns ? ts->qhead->queued_ns
+                                                                     : ts->last_take_ns;
+            if (now - since >= GROW_NS) {
                 if (pthread_create(&ts->workers[ts->started], NULL, worker_main, ts) == 0)
                     ts->started++;
                 else
                     ts->n_workers = ts->started; /* out of threads: make do */
                 continue;
             }
-            if (ts->qhead->queued_ns + GROW_NS < next)
-                next = ts->qhead->queued_ns + GROW_NS;
+            if (since + GROW_NS < next)
+                next = since + GROW_NS;
         }
         ts->timer_wakes = next;
         if (next == INT64_MAX) {
