@@ -469,18 +469,19 @@ static int send_error(rig_mcp_conn *c, const rpc_msg *m, int code, const char *m
     return send_now(c, &c->w, &r);
 }
 
-/* Every initialized session gets notification `method` (no params). */
-void rig__mcp_broadcast(rig_mcp_server *s, const char *method)
+/* Every initialized session that `want` admits (NULL: each) gets
+ * notification `method` with `params` (JSON text of an object; NULL: {}). */
+static void notify_sessions(rig_mcp_server *s, const char *method, const char *params,
+                            bool (*want)(const rig_mcp_conn *c, const void *arg), const void *arg)
 {
     pthread_mutex_lock(&s->mu);
     for (rig_mcp_conn *c = s->conns; c; c = c->next_conn) {
         pthread_mutex_lock(&c->mu);
-        if (c->initialized && !c->closed) {
+        if (c->initialized && !c->closed && (!want || want(c, arg))) {
             rig_json_writer w;
             rig_json_writer_init(&w, 0);
             rig__rpc_begin_notification(&w, method);
-            rig_json_write_object_begin(&w);
-            rig_json_write_object_end(&w);
+            rig_json_write_raw(&w, params ? params : "{}", params ? strlen(params) : 2);
             rig__rpc_end(&w);
             enqueue_locked(c, &w, NULL, false);
             rig_json_writer_free(&w);
@@ -490,6 +491,11 @@ void rig__mcp_broadcast(rig_mcp_server *s, const char *method)
         pthread_mutex_unlock(&c->mu);
     }
     pthread_mutex_unlock(&s->mu);
+}
+
+void rig__mcp_broadcast(rig_mcp_server *s, const char *method)
+{
+    notify_sessions(s, method, NULL, NULL, NULL);
 }
 
 /* notifications/message, when the session's level admits it (c->mu held). */
@@ -541,33 +547,28 @@ void rig_mcp_server_log(rig_mcp_server *s, rig_log_level level, const char *logg
     pthread_mutex_unlock(&s->mu);
 }
 
+static bool subscribed(const rig_mcp_conn *c, const void *uri)
+{
+    for (const struct sub *u = c->subs; u; u = u->next)
+        if (strcmp(u->uri, uri) == 0)
+            return true;
+    return false;
+}
+
 void rig_mcp_server_resource_updated(rig_mcp_server *s, const char *uri)
 {
     if (!s || !uri)
         return;
-    pthread_mutex_lock(&s->mu);
-    for (rig_mcp_conn *c = s->conns; c; c = c->next_conn) {
-        pthread_mutex_lock(&c->mu);
-        bool subscribed = false;
-        for (struct sub *u = c->subs; u && !subscribed; u = u->next)
-            subscribed = strcmp(u->uri, uri) == 0;
-        if (subscribed && !c->closed) {
-            rig_json_writer w;
-            rig_json_writer_init(&w, 0);
-            rig__rpc_begin_notification(&w, "notifications/resources/updated");
-            rig_json_write_object_begin(&w);
-            rig_json_write_key(&w, "uri");
-            rig_json_write_string(&w, uri);
-            rig_json_write_object_end(&w);
-            rig__rpc_end(&w);
-            enqueue_locked(c, &w, NULL, false);
-            rig_json_writer_free(&w);
-            if (c->wake)
-                c->wake(c->ud);
-        }
-        pthread_mutex_unlock(&c->mu);
-    }
-    pthread_mutex_unlock(&s->mu);
+    rig_json_writer w;
+    rig_json_writer_init(&w, 0);
+    rig_json_write_object_begin(&w);
+    rig_json_write_key(&w, "uri");
+    rig_json_write_string(&w, uri);
+    rig_json_write_object_end(&w);
+    const char *params = rig_json_writer_finish(&w, NULL);
+    if (params)
+        notify_sessions(s, "notifications/resources/updated", params, subscribed, uri);
+    rig_json_writer_free(&w);
 }
 
 /* ---- methods ---------------------------------------------------------- */
