@@ -652,7 +652,8 @@ static int kw_ref(compiler *c, uint32_t n, const char *kw, rig_json_val v)
     size_t k = 0;
     for (size_t i = 1; i < len; i++) {
         if (ref[i] == '%') {
-            int hi = i + 2 < len ? rig__hex_value(ref[i + 1]) : -1, lo = hi >= 0 ? rig__hex_value(ref[i + 2]) : -1;
+            int hi = i + 2 < len ? rig__hex_value(ref[i + 1]) : -1;
+            int lo = hi >= 0 ? rig__hex_value(ref[i + 2]) : -1;
             if (lo < 0 || (hi == 0 && lo == 0))
                 return fail(c, n, kw, "\"$ref\" '%.80s' has a bad percent escape", ref);
             ptr[k++] = (char)(hi * 16 + lo);
