@@ -178,8 +178,9 @@ typedef struct rig_mcp_conn rig_mcp_conn;
  * question from its tool), NULL for one that belongs to no request
  * (list_changed, a resource update). `final`: this is the answer itself,
  * the last message of that request. `close`: no message (json is NULL),
- * but a request to close the related request's stream now; the client
- * reconnects after `retry_ms` (rig_call_close_stream). */
+ * but a request to close the related request's stream now: with `final`,
+ * because the request is over without an answer (it was cancelled); else
+ * the client reconnects after `retry_ms` (rig_call_close_stream). */
 typedef struct rig_mcp_route {
     const char *related;
     size_t related_len;

@@ -153,6 +153,9 @@ RIG_INTERNAL size_t rig__toolset_cap(const struct rig_toolset *ts);
  * for factories, which own what they made until the toolset takes it. */
 RIG_INTERNAL int rig__toolset_adopt(struct rig_toolset *ts, rig_tool *t, rig_error *err);
 /* Hold the tool table still while walking it (the export does). */
+/* Is there a tool `name` that is not hidden? (The answer only: a tool
+ * pointer could be freed by a remove on another thread.) */
+RIG_INTERNAL bool rig__toolset_visible(const struct rig_toolset *ts, const char *name);
 RIG_INTERNAL void rig__toolset_read_lock(const struct rig_toolset *ts);
 RIG_INTERNAL void rig__toolset_read_unlock(const struct rig_toolset *ts);
 /* The call cache: take a spare (NULL if none), give one back (false if full). */

@@ -297,6 +297,17 @@ rig_tool *rig_toolset_get(const rig_toolset *ts, const char *name)
     return t;
 }
 
+bool rig__toolset_visible(const rig_toolset *ts, const char *name)
+{
+    if (!ts || !name)
+        return false;
+    pthread_rwlock_rdlock((pthread_rwlock_t *)&ts->lock);
+    rig_tool *t = lookup(ts, name);
+    bool visible = t && !(t->flags & RIG_TOOL_HIDDEN); /* read under the lock: t may go after */
+    pthread_rwlock_unlock((pthread_rwlock_t *)&ts->lock);
+    return visible;
+}
+
 size_t rig_toolset_count(const rig_toolset *ts)
 {
     return ts ? ts->n : 0;
@@ -591,6 +602,12 @@ static void *worker_main(void *arg)
         ts->qhead = j->next;
         if (!ts->qhead)
             ts->qtail = NULL;
+        /* Jobs left behind and no worker free (those signalled but not yet
+         * awake counted as free when they were queued): the timer watches. */
+        if (ts->qhead && ts->idle == 0 && !ts->watching && ts->started < ts->n_workers) {
+            ts->watching = true;
+            pthread_cond_signal(&ts->timer_cv);
+        }
         pthread_mutex_unlock(&ts->mu);
 
         if (!atomic_load(&j->completed)) {
@@ -664,6 +681,8 @@ static void *timer_main(void *arg)
                     ts->started++;
                 else
                     ts->n_workers = ts->started; /* out of threads: make do */
+                /* One at a time: the new worker has GROW_NS to show it helps. */
+                ts->last_take_ns = now;
                 continue;
             }
             if (since + GROW_NS < next)

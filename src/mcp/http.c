@@ -97,7 +97,7 @@ struct hconn {
     http_req req;
     http_chunked chunk;
     char *body;             /* a chunked body, decoded */
-    size_t body_len;
+    size_t body_len, body_cap;
     int64_t req_start_ms;   /* when the current request's first byte came */
     int64_t last_io_ms;
     bool streaming;         /* an SSE response is open */
@@ -426,8 +426,8 @@ static void write_chunk(struct hconn *hc, const char *pre, size_t plen, const ch
 static void write_event(struct hconn *hc, struct stream *st, const struct event *e)
 {
     char pre[96];
-    int n = snprintf(pre, sizeof pre, "event: message\nid: %" PRIu64 "-%" PRIu64 "\ndata: ",
-                     st->id, e->seq);
+    int n = snprintf(pre, sizeof pre, "event: message\nid: %" PRIu64 "-%" PRIu64 "\ndata: ", st->id,
+                     e->seq);
     /* JSON has no raw newline inside strings; any outside them (a tool's
      * pretty-printed params) may become spaces, so one data line holds it. */
     const char *text = e->json;
@@ -509,8 +509,7 @@ static void stream_attach(struct hconn *hc, struct session *ss, struct stream *s
 
 /* ---- streams and sessions (loop thread) ---------------------------------- */
 
-static struct stream *stream_new(struct session *ss, uint64_t id, const char *related,
-                                 size_t rlen)
+static struct stream *stream_new(struct session *ss, uint64_t id, const char *related, size_t rlen)
 {
     struct stream *st = calloc(1, sizeof *st);
     if (!st)
@@ -565,10 +564,11 @@ static void stream_push(struct stream *st, const char *json, size_t len, bool fi
         st->final = true;
 }
 
-/* Old events that were delivered go, so a long stream stays bounded. */
+/* Old events go, so a long stream stays bounded; a client that comes back
+ * for ones no longer kept resumes from the oldest that is. */
 static void stream_trim_events(struct stream *st)
 {
-    while (st->nevents > EVENTS_KEPT && st->head->seq <= st->sent) {
+    while (st->nevents > EVENTS_KEPT) {
         struct event *old = st->head;
         st->head = old->next;
         if (!st->head)
@@ -601,7 +601,7 @@ static void streams_trim(struct session *ss)
     size_t kept = 0;
     for (struct stream **pp = &ss->streams; *pp;) {
         struct stream *st = *pp;
-        bool done = st->final && !st->reader && st->sent >= st->next_seq;
+        bool done = st->final && !st->reader; /* read or not: a client may have left */
         if (done && ++kept > STREAMS_KEPT) {
             *pp = st->next;
             stream_free(st);
@@ -619,6 +619,14 @@ static int on_send(const char *json, size_t len, const rig_mcp_route *route, voi
     if (route && route->close) {
         /* SSE polling: say when to come back, and end the response. */
         st = route->related ? stream_by_related(ss, route->related, route->related_len) : NULL;
+        if (st && route->final) {
+            /* The request is over without an answer (cancelled): the stream
+             * may go once its reader does. Its response stays open, though:
+             * a client that sees a stream end without an answer takes it
+             * for a lost connection and comes back for it. */
+            st->final = true;
+            return 0;
+        }
         if (st && st->reader && !(ss->deciding && st == ss->capture)) {
             char retry[48];
             int n = snprintf(retry, sizeof retry, "retry: %u\n\n", route->retry_ms);
@@ -841,15 +849,13 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
 {
     struct rig_mcp_http *h = hc->h;
     if (!rig__http_header_has(&hc->req, "accept", "application/json") ||
-        !rig__http_header_has(&hc->req, "accept", "text/event-stream"))
-        {
+        !rig__http_header_has(&hc->req, "accept", "text/event-stream")) {
         refuse(hc, 406,
-                      "Not Acceptable: Client must accept both application/json and "
-                      "text/event-stream");
+               "Not Acceptable: Client must accept both application/json and "
+               "text/event-stream");
         return;
     }
-    if (!rig__http_header_has(&hc->req, "content-type", "application/json"))
-        {
+    if (!rig__http_header_has(&hc->req, "content-type", "application/json")) {
         refuse(hc, 415, "Unsupported Media Type: Content-Type must be application/json");
         return;
     }
@@ -880,19 +886,15 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
         ss = session_new(h);
         if (!ss) {
             free(idcopy);
-            {
-        refuse(hc, 500, "Internal error: out of memory");
-        return;
-    }
+            refuse(hc, 500, "Internal error: out of memory");
+            return;
         }
     } else {
         const char *verr = version_error(&hc->req);
         if (verr) {
             free(idcopy);
-            {
-        refuse(hc, 400, verr);
-        return;
-    }
+            refuse(hc, 400, verr);
+            return;
         }
         if (!(ss = need_session(hc))) {
             free(idcopy);
@@ -902,10 +904,8 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
     if (id && !idcopy) {
         if (init)
             session_destroy(ss);
-        {
         refuse(hc, 500, "Internal error: out of memory");
         return;
-    }
     }
 
     /* The message's stream: the request's own, or a capture for what the
@@ -916,12 +916,10 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
     if (!st) {
         if (init)
             session_destroy(ss);
-        {
         refuse(hc, busy ? 409 : 500,
-                      busy ? "Conflict: a request with this id is still running"
-                           : "Internal error: out of memory");
+               busy ? "Conflict: a request with this id is still running"
+                    : "Internal error: out of memory");
         return;
-    }
     }
     ss->capture = st;
     ss->deciding = true;
@@ -980,14 +978,12 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
 
 static void do_get(struct hconn *hc)
 {
-    if (!rig__http_header_has(&hc->req, "accept", "text/event-stream"))
-        {
+    if (!rig__http_header_has(&hc->req, "accept", "text/event-stream")) {
         refuse(hc, 406, "Not Acceptable: Client must accept text/event-stream");
         return;
     }
     const char *verr = version_error(&hc->req);
-    if (verr)
-        {
+    if (verr) {
         refuse(hc, 400, verr);
         return;
     }
@@ -1000,34 +996,30 @@ static void do_get(struct hconn *hc)
     if (last) {
         char tmp[48];
         char *end = NULL;
-        if (len >= sizeof tmp)
-            {
-        refuse(hc, 400, "Bad Request: malformed Last-Event-ID");
-        return;
-    }
+        if (len >= sizeof tmp) {
+            refuse(hc, 400, "Bad Request: malformed Last-Event-ID");
+            return;
+        }
         memcpy(tmp, last, len);
         tmp[len] = '\0';
         sid = strtoull(tmp, &end, 10);
-        if (end == tmp || *end != '-' || (seq = strtoull(end + 1, &end, 10), *end))
-            {
-        refuse(hc, 400, "Bad Request: malformed Last-Event-ID");
-        return;
-    }
+        if (end == tmp || *end != '-' || (seq = strtoull(end + 1, &end, 10), *end)) {
+            refuse(hc, 400, "Bad Request: malformed Last-Event-ID");
+            return;
+        }
     }
     struct stream *st = stream_by_id(ss, sid);
-    if (last && !st)
-        {
-        refuse(hc, 404, "Not Found: no stream with that Last-Event-ID (it may have "
-                               "expired)");
+    if (last && !st) {
+        refuse(hc, 404,
+               "Not Found: no stream with that Last-Event-ID (it may have "
+               "expired)");
         return;
     }
-    if (!last && st && st->reader)
-        {
+    if (!last && st && st->reader) {
         refuse(hc, 409, "Conflict: this stream is already being read");
         return;
     }
-    if (!st && !(st = stream_new(ss, 0, NULL, 0)))
-        {
+    if (!st && !(st = stream_new(ss, 0, NULL, 0))) {
         refuse(hc, 500, "Internal error: out of memory");
         return;
     }
@@ -1050,34 +1042,28 @@ static void dispatch(struct hconn *hc, const char *body, size_t len)
 {
     struct rig_mcp_http *h = hc->h;
     const http_req *rq = &hc->req;
-    if (rq->path_len != strlen(h->path) || memcmp(rq->path, h->path, rq->path_len) != 0)
-        {
+    if (rq->path_len != strlen(h->path) || memcmp(rq->path, h->path, rq->path_len) != 0) {
         refuse(hc, 404, "Not Found: MCP lives at another path");
         return;
     }
     const char *why = check_origin(h, rq);
-    if (why)
-        {
+    if (why) {
         refuse(hc, 403, why);
         return;
     }
-    if (!check_token(h, rq))
-        {
+    if (!check_token(h, rq)) {
         refuse(hc, 401, "Unauthorized: send Authorization: Bearer <token>");
         return;
     }
-    if (rq->method_len == 4 && memcmp(rq->method, "POST", 4) == 0)
-        {
+    if (rq->method_len == 4 && memcmp(rq->method, "POST", 4) == 0) {
         do_post(hc, body, len);
         return;
     }
-    if (rq->method_len == 3 && memcmp(rq->method, "GET", 3) == 0)
-        {
+    if (rq->method_len == 3 && memcmp(rq->method, "GET", 3) == 0) {
         do_get(hc);
         return;
     }
-    if (rq->method_len == 6 && memcmp(rq->method, "DELETE", 6) == 0)
-        {
+    if (rq->method_len == 6 && memcmp(rq->method, "DELETE", 6) == 0) {
         do_delete(hc);
         return;
     }
@@ -1120,7 +1106,7 @@ static void consume(struct hconn *hc, size_t n)
     hc->head_done = false;
     free(hc->body);
     hc->body = NULL;
-    hc->body_len = 0;
+    hc->body_len = hc->body_cap = 0;
     memset(&hc->chunk, 0, sizeof hc->chunk);
     hc->req_start_ms = hc->len ? now_ms() : 0;
 }
@@ -1148,19 +1134,17 @@ static void parse(struct hconn *hc)
                 return;
             if (rc < 0) {
                 hc->keep_alive = false;
-                {
-        refuse(hc, (unsigned)-rc, "Bad Request: malformed HTTP request");
-        return;
-    }
+                refuse(hc, (unsigned)-rc, "Bad Request: malformed HTTP request");
+                return;
             }
             hc->head_done = true;
             hc->keep_alive = hc->req.keep_alive;
             if ((hc->req.has_length && hc->req.content_length > h->o.max_body)) {
                 hc->keep_alive = false; /* the body is not read: the connection ends */
                 {
-        refuse(hc, 413, "Payload Too Large");
-        return;
-    }
+                    refuse(hc, 413, "Payload Too Large");
+                    return;
+                }
             }
             if (hc->req.expect_continue) {
                 uv_buf_t b = uv_buf_init((char *)"HTTP/1.1 100 Continue\r\n\r\n", 25);
@@ -1169,12 +1153,20 @@ static void parse(struct hconn *hc)
         }
         size_t head = hc->req.head_len;
         if (hc->req.chunked) {
-            if (!hc->body && !(hc->body = malloc(h->o.max_body ? h->o.max_body : 1))) {
-                hc->keep_alive = false;
-                {
-        refuse(hc, 500, "Internal error: out of memory");
-        return;
-    }
+            /* Decoded data is never longer than the bytes it came in: room
+             * for those is enough, and grows only as the body arrives. */
+            size_t want = hc->body_len + (hc->len - head);
+            if (want > h->o.max_body)
+                want = h->o.max_body;
+            if (want > hc->body_cap || !hc->body) {
+                char *b = realloc(hc->body, want ? want : 1);
+                if (!b) {
+                    hc->keep_alive = false;
+                    refuse(hc, 500, "Internal error: out of memory");
+                    return;
+                }
+                hc->body = b;
+                hc->body_cap = want;
             }
             size_t used = 0;
             int rc = rig__http_dechunk(&hc->chunk, hc->buf + head, hc->len - head, &used,
@@ -1186,11 +1178,10 @@ static void parse(struct hconn *hc)
                 return;
             if (rc < 0) {
                 hc->keep_alive = false;
-                {
-        refuse(hc, (unsigned)-rc,
-                              rc == -413 ? "Payload Too Large" : "Bad Request: malformed chunked body");
-        return;
-    }
+                refuse(hc, (unsigned)-rc,
+                       rc == -413 ? "Payload Too Large"
+                                  : "Bad Request: malformed chunked body");
+                return;
             }
             reparse_head(hc);
             dispatch(hc, hc->body, hc->body_len);

@@ -102,38 +102,59 @@ void rig__mcp_vars_free(struct rig_mcp_vars *v)
 /* Match `uri` against template `t`: literal text must agree; each {name}
  * takes one or more characters other than '/', as many as still let the
  * rest match (a greedy regex ([^/]+) would, as the reference SDK's matcher
- * does). Fills `vars` on a match. Templates are short, so backtracking is
- * cheap; `depth` bounds it all the same. */
-static bool match_from(const char *t, const char *uri, struct rig_mcp_vars *vars, int depth)
+ * does). Spans are found first and copied only on a match; a value may end
+ * only where the template's next literal character stands, and the uri is
+ * bounded, as is the search's work, so a hostile uri cannot make it slow. */
+#define URI_MAX 8192
+#define VARS_MAX 16
+
+typedef struct span {
+    const char *name, *value;
+    size_t name_len, value_len;
+} span;
+
+static bool match_from(const char *t, const char *uri, span *spans, size_t n, size_t *count,
+                       long *budget)
 {
+    if (--*budget < 0)
+        return false; /* a template of many adjacent variables: give up, not hang */
     while (*t && *t != '{') {
         if (*t++ != *uri++)
             return false;
     }
-    if (!*t)
+    if (!*t) {
+        *count = n;
         return *uri == '\0';
+    }
     const char *close = strchr(t, '}');
-    if (!close || close == t + 1 || depth > 16)
+    if (!close || close == t + 1 || n == VARS_MAX)
         return false;
+    char next = close[1]; /* '\0': the value runs to the end; '{': anywhere */
     size_t max = strcspn(uri, "/");
     for (size_t vlen = max; vlen > 0; vlen--) {
-        size_t before = vars->n;
-        if (rig__mcp_vars_add(vars, t + 1, (size_t)(close - t - 1), uri, vlen) != RIG_OK)
-            return false;
-        if (match_from(close + 1, uri + vlen, vars, depth + 1))
+        if (next != '{' && uri[vlen] != next)
+            continue;
+        spans[n] = (span){t + 1, uri, (size_t)(close - t - 1), vlen};
+        if (match_from(close + 1, uri + vlen, spans, n + 1, count, budget))
             return true;
-        while (vars->n > before) { /* undo what this attempt added */
-            vars->n--;
-            free(vars->names[vars->n]);
-            free(vars->values[vars->n]);
-        }
     }
     return false;
 }
 
 static bool template_match(const char *t, const char *uri, struct rig_mcp_vars *vars)
 {
-    return match_from(t, uri, vars, 0);
+    span spans[VARS_MAX];
+    size_t n = 0;
+    long budget = 100000;
+    if (strlen(uri) > URI_MAX || !match_from(t, uri, spans, 0, &n, &budget))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (rig__mcp_vars_add(vars, spans[i].name, spans[i].name_len, spans[i].value,
+                              spans[i].value_len) != RIG_OK) {
+            rig__mcp_vars_free(vars);
+            return false;
+        }
+    return true;
 }
 
 /* ---- the catalog ---------------------------------------------------------- */

@@ -197,11 +197,6 @@ void rig__mcp_write_next(rig_json_writer *w, size_t end, size_t n)
 
 /* ---- the server ------------------------------------------------------ */
 
-static char *dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
 static void on_toolset_change(const char *event, const rig_tool *t, const char *data, void *ud)
 {
     (void)event;
@@ -218,14 +213,14 @@ rig_mcp_server *rig_mcp_server_new(rig_toolset *ts, const rig_mcp_info *info, ri
     if (!s)
         return rig_error_set(err, RIG_ENOMEM, "Out of memory."), NULL;
     s->ts = ts;
-    s->name = strdup(info && info->name ? info->name : "rig");
-    s->version = strdup(info && info->version ? info->version : rig_version());
-    s->title = dup_or_null(info ? info->title : NULL);
-    s->instructions = dup_or_null(info ? info->instructions : NULL);
+    bool oom = false;
+    s->name = rig__mcp_dup_opt(info && info->name ? info->name : "rig", &oom);
+    s->version = rig__mcp_dup_opt(info && info->version ? info->version : rig_version(), &oom);
+    s->title = rig__mcp_dup_opt(info ? info->title : NULL, &oom);
+    s->instructions = rig__mcp_dup_opt(info ? info->instructions : NULL, &oom);
     s->page_size = 100;
     pthread_mutex_init(&s->mu, NULL);
-    if (!s->name || !s->version || (info && info->title && !s->title) ||
-        (info && info->instructions && !s->instructions)) {
+    if (oom) {
         rig_mcp_server_free(s);
         return rig_error_set(err, RIG_ENOMEM, "Out of memory."), NULL;
     }
@@ -995,28 +990,36 @@ static int call_ask(rig_call *call, const char *method, const char *params, size
     return rc;
 }
 
+/* Queue a "close the stream of request `related`" (c->mu held); `final`:
+ * the request is over and nothing more will come for it. */
+static void enqueue_close_locked(rig_mcp_conn *c, const char *related, unsigned retry_ms,
+                                 bool final)
+{
+    struct outmsg *m = calloc(1, sizeof *m);
+    if (!m || !(m->related = strdup(related))) {
+        free(m);
+        return;
+    }
+    m->related_len = strlen(m->related);
+    m->close = true;
+    m->final = final;
+    m->retry_ms = retry_ms;
+    if (c->out_tail)
+        c->out_tail->next = m;
+    else
+        c->out_head = m;
+    c->out_tail = m;
+    if (c->wake)
+        c->wake(c->ud);
+}
+
 static void call_close_stream(unsigned retry_ms, void *ud)
 {
     struct pending *p = ud;
     rig_mcp_conn *c = p->conn;
     pthread_mutex_lock(&c->mu);
-    if (!p->answered && !p->cancelled && !c->closed) {
-        struct outmsg *m = calloc(1, sizeof *m);
-        if (m && (m->related = strdup(p->id))) {
-            m->related_len = strlen(m->related);
-            m->close = true;
-            m->retry_ms = retry_ms;
-            if (c->out_tail)
-                c->out_tail->next = m;
-            else
-                c->out_head = m;
-            c->out_tail = m;
-            if (c->wake)
-                c->wake(c->ud);
-        } else {
-            free(m);
-        }
-    }
+    if (!p->answered && !p->cancelled && !c->closed)
+        enqueue_close_locked(c, p->id, retry_ms, false);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -1096,8 +1099,7 @@ static int m_tools_call(rig_mcp_conn *c, const rpc_msg *m)
         return send_error(c, m, RIG_MCP_INVALID_PARAMS,
                           "Invalid params: unknown tool (no tool has so long a name)");
     /* A name with a NUL inside is no tool's, whatever precedes the NUL. */
-    rig_tool *t = strlen(tool) == rig_json_str_len(name) ? rig_toolset_get(c->s->ts, tool) : NULL;
-    if (!t || (rig_tool_flags(t) & RIG_TOOL_HIDDEN)) {
+    if (strlen(tool) != rig_json_str_len(name) || !rig__toolset_visible(c->s->ts, tool)) {
         char msg[RIG_TOOL_NAME_MAX + 64];
         snprintf(msg, sizeof msg, "Invalid params: unknown tool '%s'", tool);
         return send_error(c, m, RIG_MCP_INVALID_PARAMS, msg);
@@ -1214,6 +1216,9 @@ static void on_cancelled(rig_mcp_conn *c, const rpc_msg *m)
             job = p->job;        /* the handle is ours now: `done` leaves it */
             p->job = NULL;
             pthread_cond_broadcast(&c->ask_cv); /* its tool may be waiting on the client */
+            /* No answer will end the request's stream: this does. */
+            if (!c->closed)
+                enqueue_close_locked(c, p->id, 0, true);
             break;
         }
     pthread_mutex_unlock(&c->mu);
@@ -1226,8 +1231,13 @@ static void on_cancelled(rig_mcp_conn *c, const rpc_msg *m)
 static int dispatch(rig_mcp_conn *c, const rpc_msg *m)
 {
     switch (m->kind) {
-    case RPC_INVALID:
-        return send_error(c, rig_json_exists(m->id) ? m : NULL, m->code, m->why);
+    case RPC_INVALID: {
+        /* Echo its id, but route it to no request: the id may be one of a
+         * call still running, whose stream this error must not end. */
+        rig__rpc_write_error(&c->w, m->id, m->code, m->why);
+        rig_mcp_route r = {.final = true};
+        return send_now(c, &c->w, &r);
+    }
     case RPC_RESPONSE:
         on_response(c, m);
         return 0;

@@ -311,8 +311,9 @@ static int send_message(const char *json, size_t len, const rig_mcp_route *route
         t->cork_buf[t->cork_len + len] = '\n';
         t->cork_len += len + 1;
         if (t->cork_len >= CORK_KEEP) { /* enough for one write */
-            t->corked++;
-            uncork(t);
+            size_t n = t->cork_len;
+            t->cork_len = 0;
+            write_out(t, t->cork_buf, n, NULL, 0);
         }
         return t->out_dead ? -1 : 0;
     }

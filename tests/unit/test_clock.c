@@ -732,9 +732,13 @@ static void expect_now(rig_toolset *ts, const char *name, int32_t off_a, int32_t
     char args[128];
     snprintf(args, sizeof args, "{\"timezone\":\"%s\"}", name);
     rig_error err;
-    int64_t before = (int64_t)time(NULL);
+    /* The tool reads CLOCK_REALTIME; time() may read a coarser clock that
+     * lags it by a tick, and a second boundary between them failed this. */
+    struct timespec ts0, ts1;
+    clock_gettime(CLOCK_REALTIME, &ts0);
     rig_result *r = call_in(ts, "get_current_time", NULL, args, &err);
-    int64_t after = (int64_t)time(NULL);
+    clock_gettime(CLOCK_REALTIME, &ts1);
+    int64_t before = (int64_t)ts0.tv_sec, after = (int64_t)ts1.tv_sec;
     assert_ok_result(r, err);
     rig_json_doc *d = structured_of(r);
     assert_int_equal(rig_json_len(rig_json_doc_root(d)), 4);
