@@ -222,7 +222,8 @@ typedef void (*rig_progress_fn)(double progress, double total, const char *messa
 
 typedef struct rig_call_peer {
     rig_progress_fn progress;
-    /* `data` is JSON text (any value); `logger` may be NULL. */
+    /* `data` is JSON text of one value (checked before it comes here);
+     * `logger` may be NULL. */
     void (*log)(rig_log_level level, const char *logger, const char *data, size_t len, void *ud);
     /* Send request `method` with `params` (JSON text of an object) to the
      * client and wait for its answer: RIG_OK with *answer the result's JSON

@@ -535,7 +535,13 @@ void rig_call_log(rig_call *c, rig_log_level level, const char *logger, const ch
 {
     if (!c || !data || !rig_log_level_name(level) || !c->root->peer || !c->root->peer->log)
         return;
-    c->root->peer->log(level, logger, data, strlen(data), c->root->peer_ud);
+    /* The peer puts `data` inside a message as it is: it must be one JSON
+     * value (rig_call_logf's always is, so it skips this). */
+    size_t len = strlen(data);
+    rig_json_doc *d = rig_json_parse(data, len, NULL, NULL);
+    rig_json_doc_free(d);
+    if (d)
+        c->root->peer->log(level, logger, data, len, c->root->peer_ud);
 }
 
 void rig_call_logf(rig_call *c, rig_log_level level, const char *fmt, ...)

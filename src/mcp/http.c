@@ -880,12 +880,12 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
     size_t idlen = 0;
     const char *id = m.kind == RPC_REQUEST ? rig_json_raw(m.id, &idlen) : NULL;
     char *idcopy = id ? strndup(id, idlen) : NULL;
-    rig_json_doc_free(doc); /* the engine parses the message again */
     struct session *ss = NULL;
     if (init) {
         ss = session_new(h);
         if (!ss) {
             free(idcopy);
+            rig_json_doc_free(doc);
             refuse(hc, 500, "Internal error: out of memory");
             return;
         }
@@ -893,15 +893,18 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
         const char *verr = version_error(&hc->req);
         if (verr) {
             free(idcopy);
+            rig_json_doc_free(doc);
             refuse(hc, 400, verr);
             return;
         }
         if (!(ss = need_session(hc))) {
             free(idcopy);
+            rig_json_doc_free(doc);
             return;
         }
     }
     if (id && !idcopy) {
+        rig_json_doc_free(doc);
         if (init)
             session_destroy(ss);
         refuse(hc, 500, "Internal error: out of memory");
@@ -914,6 +917,7 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
     struct stream *st = busy ? NULL : stream_new(ss, ss->next_stream++, idcopy, idlen);
     free(idcopy);
     if (!st) {
+        rig_json_doc_free(doc);
         if (init)
             session_destroy(ss);
         refuse(hc, busy ? 409 : 500,
@@ -923,7 +927,8 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
     }
     ss->capture = st;
     ss->deciding = true;
-    rig_mcp_conn_receive(ss->conn, body, len);
+    rig__mcp_conn_receive_root(ss->conn, rig_json_doc_root(doc)); /* parsed once */
+    rig_json_doc_free(doc);
     ss->deciding = false;
     ss->capture = NULL;
 

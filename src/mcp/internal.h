@@ -107,6 +107,10 @@ RIG_INTERNAL char *rig__mcp_strdup(rig_json_val v);
 /* Tell every session `method` happened (no params), e.g. a list changed. */
 RIG_INTERNAL void rig__mcp_broadcast(rig_mcp_server *s, const char *method);
 
+/* rig_mcp_conn_receive of a message the transport has parsed already
+ * (Streamable HTTP must look inside it first). */
+RIG_INTERNAL int rig__mcp_conn_receive_root(rig_mcp_conn *c, rig_json_val root);
+
 /* resources.c */
 RIG_INTERNAL int rig__mcp_resources_list(rig_mcp_server *s, rig_json_val params,
                                          rig_json_writer *w, mcp_reply *r);

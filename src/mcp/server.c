@@ -871,8 +871,6 @@ static void call_log(rig_log_level level, const char *logger, const char *data, 
 {
     struct pending *p = ud;
     rig_mcp_conn *c = p->conn;
-    if (!json_ok(data, len))
-        return;
     pthread_mutex_lock(&c->mu);
     if (!p->answered && !p->cancelled)
         log_locked(c, level, logger, data, len, p->id);
@@ -1269,6 +1267,13 @@ static int dispatch(rig_mcp_conn *c, const rpc_msg *m)
     return send_error(c, m, RIG_MCP_METHOD_NOT_FOUND, "Method not found");
 }
 
+int rig__mcp_conn_receive_root(rig_mcp_conn *c, rig_json_val root)
+{
+    rpc_msg m;
+    rig__rpc_classify(root, &m);
+    return dispatch(c, &m);
+}
+
 int rig_mcp_conn_receive(rig_mcp_conn *c, const char *msg, size_t len)
 {
     if (!c)
@@ -1283,9 +1288,7 @@ int rig_mcp_conn_receive(rig_mcp_conn *c, const char *msg, size_t len)
         snprintf(why, sizeof why, "Parse error: %s", where);
         rc = send_error(c, NULL, RIG_MCP_PARSE_ERROR, why);
     } else {
-        rpc_msg m;
-        rig__rpc_classify(rig_json_doc_root(doc), &m);
-        rc = dispatch(c, &m);
+        rc = rig__mcp_conn_receive_root(c, rig_json_doc_root(doc));
     }
     rig_json_doc_free(doc);
     return rc;
