@@ -14,6 +14,7 @@
 #include "rig/registry.h"
 #include "rig/export.h"
 #include "rig/mcp.h"
+#include "rig/roots.h"
 
 #ifdef __cplusplus
 extern "C" {
