@@ -73,7 +73,9 @@ void rig_roots_force_fallback(rig_roots *r, bool on)
         r->fallback = on;
 }
 
-/* "/a//b/./c/" -> "/a/b/c" (".." kept: the kernel judges it). */
+/* "/a//b/./c/" -> "/a/b/c/" (".." kept: the kernel judges it, and one
+ * trailing slash too: "f/" must be a directory). The caller checks the
+ * length first, so nothing is cut. */
 static void tidy(const char *in, char *out, size_t cap)
 {
     size_t o = 0;
@@ -90,8 +92,6 @@ static void tidy(const char *in, char *out, size_t cap)
         }
         out[o++] = *p++;
     }
-    while (o > 1 && out[o - 1] == '/')
-        o--;
     out[o] = '\0';
 }
 
@@ -123,13 +123,18 @@ int rig_roots_add(rig_roots *r, const char *dir, rig_error *err)
     /* The path as given, made absolute and tidy, for paths that name it so
      * (a root reached through a symlink, say /tmp -> /private/tmp). */
     char abs[PATH_MAX], given[PATH_MAX];
+    int w;
     if (dir[0] == '/') {
-        snprintf(abs, sizeof abs, "%s", dir);
+        w = snprintf(abs, sizeof abs, "%s", dir);
     } else {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd))
             cwd[0] = '\0';
-        snprintf(abs, sizeof abs, "%s/%s", cwd, dir);
+        w = snprintf(abs, sizeof abs, "%s/%s", cwd, dir);
+    }
+    if (w < 0 || (size_t)w >= sizeof abs) {
+        close(fd);
+        return rig_error_set(err, RIG_EINVAL, "Root '%s': the path is too long.", dir);
     }
     tidy(abs, given, sizeof given);
     struct root *ro = &r->roots[r->n];
@@ -164,9 +169,11 @@ static bool under(const char *path, const char *base, const char **rest)
 
 int rig_roots_locate(const rig_roots *r, const char *path, char *rel, size_t cap)
 {
-    if (!r || !r->n || !path || !*path || cap < 2)
-        return -1;
+    if (!r || !r->n || !path || !*path || cap < 2 || strlen(path) >= PATH_MAX)
+        return -1; /* a path that would be cut is no path of ours */
     if (path[0] != '/') {
+        if (strlen(path) >= cap)
+            return -1;
         snprintf(rel, cap, "%s", path);
         return 0;
     }
@@ -187,7 +194,7 @@ int rig_roots_locate(const rig_roots *r, const char *path, char *rel, size_t cap
             }
         }
     }
-    if (best < 0)
+    if (best < 0 || strlen(best_rest) >= cap)
         return -1;
     snprintf(rel, cap, "%s", *best_rest ? best_rest : ".");
     return best;
@@ -264,6 +271,13 @@ static int walk(int rootfd, const char *rel, int flags, mode_t mode)
             fd = openat(stack[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
         else
             fd = openat(stack[depth], comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat lst;
+        if (fd >= 0 && last && !slash && (flags & O_PATH) && !(flags & O_NOFOLLOW) &&
+            fstat(fd, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+            close(fd); /* O_PATH|O_NOFOLLOW opened the link itself: follow it */
+            fd = -1;
+            errno = ELOOP;
+        }
         if (fd >= 0) {
             if (last && !slash) {
                 result = fd;
@@ -327,7 +341,8 @@ static int open_in(rig_roots *rr, int rootfd, const char *rel, int flags, mode_t
     if (!rr->fallback) {
         struct open_how how = {
             .flags = (unsigned long long)(flags | O_CLOEXEC),
-            .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+            /* O_TMPFILE holds O_DIRECTORY's bit: test it whole. */
+            .mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? mode : 0,
             .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
         };
         long fd;
@@ -336,6 +351,8 @@ static int open_in(rig_roots *rr, int rootfd, const char *rel, int flags, mode_t
         while (fd < 0 && (errno == EAGAIN || errno == EINTR));
         if (fd >= 0)
             return (int)fd;
+        if (errno == EPERM) /* a seccomp filter that refuses openat2: walk, confined too */
+            return walk(rootfd, rel, flags, mode);
         if (errno != ENOSYS)
             return -errno;
         rr->fallback = true; /* an old kernel: walk from now on */
@@ -352,6 +369,12 @@ int rig_roots_open(const rig_roots *r, const char *path, int flags, mode_t mode,
         return rig_error_set(err, RIG_ESTATE, "No directory is allowed: configure a root.");
     if (!path || !*path)
         return rig_error_set(err, RIG_EINVAL, "A path is needed.");
+    if (strlen(path) >= PATH_MAX) {
+        if (errno_out)
+            *errno_out = ENAMETOOLONG;
+        return rig_error_set(err, RIG_EINVAL, "The path is too long (%d bytes at most).",
+                             PATH_MAX - 1);
+    }
     char rel[PATH_MAX];
     int i = rig_roots_locate(r, path, rel, sizeof rel);
     if (i < 0)
@@ -367,8 +390,10 @@ int rig_roots_open(const rig_roots *r, const char *path, int flags, mode_t mode,
                                           "Access denied: '%s' leads outside %s (through '..' "
                                           "or a symlink). Use a path that stays inside.",
                                           path, r->roots[i].path)
-                          : rig_error_set(err, RIG_EINVAL,
-                                          "'%s': too many levels of symbolic links.", path);
+                          : rig_error_set(err, RIG_EBLOCKED,
+                                          "Access denied: '%s' goes through a /proc magic "
+                                          "link or too many symbolic links.",
+                                          path);
     if (e == ENOENT)
         return rig_error_set(err, RIG_ENOENT, "No such file or directory: '%s'.", path);
     return rig_error_set(err, RIG_EINVAL, "'%s': %s.", path, strerror(e));
@@ -379,8 +404,14 @@ int rig_roots_open_parent(const rig_roots *r, const char *path, char *leaf, size
 {
     if (!path || !*path || !leaf || !cap)
         return rig_error_set(err, RIG_EINVAL, "A path is needed.");
+    if (strlen(path) >= PATH_MAX)
+        return rig_error_set(err, RIG_EINVAL, "The path is too long (%d bytes at most).",
+                             PATH_MAX - 1);
     char t[PATH_MAX];
     tidy(path, t, sizeof t);
+    size_t tl = strlen(t);
+    while (tl > 1 && t[tl - 1] == '/') /* "dir/" names dir */
+        t[--tl] = '\0';
     char rel[PATH_MAX];
     if (r && r->n && rig_roots_locate(r, t, rel, sizeof rel) >= 0 && strcmp(rel, ".") == 0)
         return rig_error_set(err, RIG_EINVAL, "'%s' is a root itself, not a path inside one.",
