@@ -15,6 +15,7 @@
 #include "rig/export.h"
 #include "rig/mcp.h"
 #include "rig/roots.h"
+#include "rig/fs.h"
 
 #ifdef __cplusplus
 extern "C" {
