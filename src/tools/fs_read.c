@@ -542,8 +542,4 @@ rig_tool *rig__read_file_tool_new(rig_roots *roots, rig_error *err) {
     return rig__builtin_new(&read_file_spec, roots, NULL, err);
 }
 
-int rig_fs_tools_add(rig_toolset *ts, rig_roots *roots, rig_error *err) {
-    if (!ts || !roots)
-        return rig_error_set(err, RIG_EINVAL, "No toolset or roots were given.");
-    return rig__toolset_adopt(ts, rig__read_file_tool_new(roots, err), err);
-}
+

@@ -1,0 +1,21 @@
+/* fs.c — the file tool family: rig_fs_tools_add puts every file tool, each
+ * confined to the same roots, into a toolset. One row a tool. */
+#include "core/internal.h"
+#include "rig/fs.h"
+#include "tools/fs.h"
+
+static rig_tool *(*const makers[])(rig_roots *roots, rig_error *err) = {
+    rig__read_file_tool_new,
+};
+
+int rig_fs_tools_add(rig_toolset *ts, rig_roots *roots, rig_error *err)
+{
+    if (!ts || !roots)
+        return rig_error_set(err, RIG_EINVAL, "No toolset or roots were given.");
+    for (size_t i = 0; i < sizeof makers / sizeof *makers; i++) {
+        int rc = rig__toolset_adopt(ts, makers[i](roots, err), err);
+        if (rc != RIG_OK)
+            return rc;
+    }
+    return RIG_OK;
+}
