@@ -1,4 +1,6 @@
-/* rig/fs.h — the file tools: read_file (more to come), confined to the
+/* rig/fs.h — the file tools (read_file, read_multiple_files, write_file,
+ * create_directory, move_file, list_directory, directory_tree,
+ * get_file_info; grep and glob to come), confined to the
  * directories of a rig_roots (rig/roots.h).
  *
  * The tools keep a pointer to the roots they are given and do not own it:

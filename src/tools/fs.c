@@ -6,6 +6,13 @@
 
 static rig_tool *(*const makers[])(rig_roots *roots, rig_error *err) = {
     rig__read_file_tool_new,
+    rig__list_directory_tool_new,
+    rig__directory_tree_tool_new,
+    rig__get_file_info_tool_new,
+    rig__read_multiple_files_tool_new,
+    rig__write_file_tool_new,
+    rig__create_directory_tool_new,
+    rig__move_file_tool_new,
 };
 
 int rig_fs_tools_add(rig_toolset *ts, rig_roots *roots, rig_error *err)
