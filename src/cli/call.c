@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -24,7 +23,9 @@ static void usage(FILE *out)
             "  key:=json        one argument given as JSON (a number, true, [1,2], ...)\n"
             "\n"
             "options:\n"
-            "  --root DIR       the directory file tools are confined to (default: .)\n"
+            "  --root DIR       a directory the file tools may work in; repeat for more\n"
+            "                   (default: .). Relative paths resolve against the first,\n"
+            "                   which is also the working directory\n"
             "  --session ID     the session whose state the tool uses (default: cli)\n"
             "  --timeout SECS   stop the tool after SECS seconds (default 300)\n"
             "  --json           print the whole MCP CallToolResult as JSON\n"
@@ -97,7 +98,10 @@ static void print_text(const rig_result *r)
 
 int cli_call(int argc, char **argv)
 {
-    const char *tool = NULL, *args = NULL, *root = NULL, *session = "cli";
+    const char *tool = NULL, *args = NULL, *session = "cli";
+    const char **roots_arg = calloc((size_t)argc + 1, sizeof *roots_arg);
+    size_t nroots = 0;
+    rig_roots *roots = NULL;
     bool as_json = false;
     double timeout = 0;
     rig_json_writer pairs;
@@ -117,7 +121,10 @@ int cli_call(int argc, char **argv)
         } else if (strcmp(a, "--args") == 0 && has_val) {
             args = argv[++i];
         } else if (strcmp(a, "--root") == 0 && has_val) {
-            root = argv[++i];
+            if (roots_arg)
+                roots_arg[nroots++] = argv[++i];
+            else
+                i++;
         } else if (strcmp(a, "--session") == 0 && has_val) {
             session = argv[++i];
         } else if (strcmp(a, "--timeout") == 0 && has_val) {
@@ -160,13 +167,20 @@ int cli_call(int argc, char **argv)
         fprintf(stderr, "rig call: give --args or key=value pairs, not both\n");
         goto out;
     }
-    if (root) {
-        struct stat st;
-        if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode) || chdir(root) != 0) {
-            fprintf(stderr, "rig call: --root %s: %s\n", root,
-                    errno ? strerror(errno) : "not a directory");
-            goto out;
-        }
+    if (!roots_arg) {
+        fprintf(stderr, "rig call: out of memory\n");
+        status = CLI_FAIL;
+        goto out;
+    }
+    /* The roots are opened first, relative to where rig was started; then
+     * the first becomes the working directory. */
+    status = cli_roots_new("call", roots_arg, nroots, &roots);
+    if (status != CLI_OK)
+        goto out;
+    status = CLI_USAGE;
+    if (nroots && chdir(roots_arg[0]) != 0) {
+        fprintf(stderr, "rig call: --root %s: %s\n", roots_arg[0], strerror(errno));
+        goto out;
     }
     size_t alen = 0;
     if (args && strcmp(args, "-") == 0) {
@@ -185,7 +199,7 @@ int cli_call(int argc, char **argv)
     }
 
     rig_toolset *ts;
-    if (cli_toolset_new(&ts) != CLI_OK) {
+    if (cli_toolset_new(roots, &ts) != CLI_OK) {
         status = CLI_FAIL;
         goto out;
     }
@@ -208,6 +222,8 @@ int cli_call(int argc, char **argv)
     rig_result_free(res);
     rig_toolset_free(ts);
 out:
+    rig_roots_free(roots);
+    free(roots_arg);
     free(stdin_args);
     rig_json_writer_free(&pairs);
     return status;

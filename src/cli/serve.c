@@ -24,22 +24,28 @@
 static const char instructions[] =
     "rig's built-in tools: think through a problem step by step (think), keep a todo list "
     "(update_todos), tell and convert the time across time zones (get_current_time, "
-    "convert_time), wait without a shell (sleep), and hand in a final answer (finish).";
+    "convert_time), wait without a shell (sleep), hand in a final answer (finish), and "
+    "read, find, list and change files inside the allowed directories (read_file, glob, "
+    "list_directory, write_file and the other file tools; relative paths resolve against "
+    "the first allowed directory).";
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rig serve [--root DIR] [--timeout SECS]\n"
+            "usage: rig serve [--root DIR]... [--timeout SECS]\n"
             "       rig serve --http HOST:PORT [--token TOKEN] [--allow-origin ORIGIN]...\n"
             "\n"
-            "Serve rig's built-in tools over MCP. Without --http, on stdin and stdout\n"
+            "Serve rig's built-in tools and file tools over MCP. Without --http, on stdin\n"
+            "and stdout "
             "(newline-delimited JSON-RPC, MCP's stdio transport) until stdin ends or\n"
             "SIGINT/SIGTERM comes; calls still running are answered first (a second\n"
             "signal stops them). With --http, over Streamable HTTP at\n"
             "http://HOST:PORT/mcp until SIGINT/SIGTERM. Diagnostics go to stderr.\n"
             "\n"
             "options:\n"
-            "  --root DIR            the directory file tools are confined to (default: .)\n"
+            "  --root DIR            a directory the file tools may work in; repeat for\n"
+            "                        more (default: .). Relative paths resolve against\n"
+            "                        the first, which is also the working directory\n"
             "  --timeout SECS        stop any tool call after SECS seconds (default 300)\n"
             "  --http HOST:PORT      serve over HTTP; HOST 127.0.0.1 keeps it on this\n"
             "                        machine; PORT 0 picks a free port\n"
@@ -126,7 +132,12 @@ static void on_ready(unsigned port, void *ud)
 
 int cli_serve(int argc, char **argv)
 {
-    const char *root = NULL;
+    const char **roots_arg = calloc((size_t)argc + 1, sizeof *roots_arg);
+    size_t nroots = 0;
+    rig_roots *roots = NULL;
+    rig_toolset *ts = NULL;
+    rig_mcp_server *s = NULL;
+    int status = CLI_USAGE, in = -1, out = -1;
     double timeout = 0;
     const char *http = NULL, *token_arg = NULL;
     const char *origins[33] = {0};
@@ -136,7 +147,8 @@ int cli_serve(int argc, char **argv)
         bool has_val = i + 1 < argc;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return CLI_OK;
+            status = CLI_OK;
+            goto out;
         } else if (strcmp(a, "--http") == 0 && has_val) {
             http = argv[++i];
         } else if (strcmp(a, "--token") == 0 && has_val) {
@@ -144,27 +156,30 @@ int cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--allow-origin") == 0 && has_val) {
             if (norigins == 32) {
                 fprintf(stderr, "rig serve: at most 32 --allow-origin\n");
-                return CLI_USAGE;
+                goto out;
             }
             origins[norigins++] = argv[++i];
         } else if (strcmp(a, "--root") == 0 && has_val) {
-            root = argv[++i];
+            if (roots_arg)
+                roots_arg[nroots++] = argv[++i];
+            else
+                i++;
         } else if (strcmp(a, "--timeout") == 0 && has_val) {
             char *end;
             timeout = strtod(argv[++i], &end);
             if (*end || end == argv[i] || !(timeout > 0) || timeout > 86400) {
                 fprintf(stderr, "rig serve: --timeout needs seconds between 0 and 86400\n");
-                return CLI_USAGE;
+                goto out;
             }
         } else if (strcmp(a, "--root") == 0 || strcmp(a, "--timeout") == 0 ||
                    strcmp(a, "--http") == 0 || strcmp(a, "--token") == 0 ||
                    strcmp(a, "--allow-origin") == 0) {
             fprintf(stderr, "rig serve: %s needs a value\n", a);
-            return CLI_USAGE;
+            goto out;
         } else {
             fprintf(stderr, "rig serve: unexpected argument '%s'\n", a);
             usage(stderr);
-            return CLI_USAGE;
+            goto out;
         }
     }
     char host[256];
@@ -172,32 +187,36 @@ int cli_serve(int argc, char **argv)
     if (http && parse_hostport(http, host, sizeof host, &port) != 0) {
         fprintf(stderr, "rig serve: --http needs HOST:PORT, e.g. 127.0.0.1:8765 (got '%s')\n",
                 http);
-        return CLI_USAGE;
+        goto out;
     }
     const char *token = token_arg ? token_arg : getenv("RIG_TOKEN");
     if ((token_arg || norigins) && !http) {
         fprintf(stderr, "rig serve: --token and --allow-origin go with --http\n");
-        return CLI_USAGE;
+        goto out;
     }
-    if (root) {
-        struct stat st;
-        errno = 0;
-        if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode) || chdir(root) != 0) {
-            fprintf(stderr, "rig serve: --root %s: %s\n", root,
-                    errno ? strerror(errno) : "not a directory");
-            return CLI_USAGE;
-        }
+    if (!roots_arg) {
+        fprintf(stderr, "rig serve: out of memory\n");
+        status = CLI_FAIL;
+        goto out;
     }
-
-    rig_toolset *ts;
-    if (cli_toolset_new(&ts) != CLI_OK)
-        return CLI_FAIL;
+    /* The roots are opened first, relative to where rig was started; then
+     * the first becomes the working directory. */
+    status = cli_roots_new("serve", roots_arg, nroots, &roots);
+    if (status != CLI_OK)
+        goto out;
+    status = CLI_USAGE;
+    if (nroots && chdir(roots_arg[0]) != 0) {
+        fprintf(stderr, "rig serve: --root %s: %s\n", roots_arg[0], strerror(errno));
+        goto out;
+    }
+    status = CLI_FAIL;
+    if (cli_toolset_new(roots, &ts) != CLI_OK)
+        goto out;
     if (timeout > 0)
         rig_toolset_set_timeout(ts, (int64_t)(timeout * 1000));
     rig_error err;
     rig_mcp_info info = {.name = "rig", .version = rig_version(), .instructions = instructions};
-    rig_mcp_server *s = rig_mcp_server_new(ts, &info, &err);
-    int status = CLI_FAIL, in = -1, out = -1;
+    s = rig_mcp_server_new(ts, &info, &err);
     if (!s) {
         fprintf(stderr, "rig serve: %s\n", err.message);
         goto out;
@@ -226,5 +245,7 @@ out:
         close(out);
     rig_mcp_server_free(s);
     rig_toolset_free(ts);
+    rig_roots_free(roots);
+    free(roots_arg);
     return status;
 }

@@ -1,8 +1,10 @@
 /* tools.c — `rig tools`: print the built-in toolset in any provider's tool
- * format, and the toolset the other commands share. */
+ * format, and the toolset (and roots) the other commands share. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "rig/rig.h"
@@ -13,7 +15,8 @@ static void usage(FILE *out)
             "usage: rig tools [--format mcp|openai|responses|anthropic|gemini] [--model M]\n"
             "                 [--security-risk] [--compact]\n"
             "\n"
-            "Print rig's tools as JSON in the chosen provider's format (default mcp):\n"
+            "Print rig's tools (the built-ins and the file tools, confined to the current\n"
+            "directory) as JSON in the chosen provider's format (default mcp):\n"
             "  mcp        {\"tools\":[...]}, the result of MCP tools/list\n"
             "  openai     {\"tools\":[...]} for Chat Completions\n"
             "  responses  {\"tools\":[...]} for the Responses API (native tools for --model)\n"
@@ -29,7 +32,43 @@ static void usage(FILE *out)
             "exit status: 0 ok, 2 usage error\n");
 }
 
-int cli_toolset_new(rig_toolset **out)
+int cli_roots_new(const char *cmd, const char *const *dirs, size_t n, rig_roots **out)
+{
+    static const char *const here[] = {"."};
+    if (n == 0) {
+        dirs = here;
+        n = 1;
+    }
+    rig_roots *roots = rig_roots_new();
+    if (!roots) {
+        fprintf(stderr, "rig %s: out of memory\n", cmd);
+        return CLI_FAIL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        errno = 0;
+        rig_error err = {0};
+        if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "rig %s: --root %s: %s\n", cmd, dirs[i],
+                    errno ? strerror(errno) : "not a directory");
+        } else if (rig_roots_add(roots, dirs[i], &err) != RIG_OK) {
+            if (err.code == RIG_ENOMEM) {
+                fprintf(stderr, "rig %s: out of memory\n", cmd);
+                rig_roots_free(roots);
+                return CLI_FAIL;
+            }
+            fprintf(stderr, "rig %s: --root %s: %s\n", cmd, dirs[i], err.message);
+        } else {
+            continue;
+        }
+        rig_roots_free(roots);
+        return CLI_USAGE;
+    }
+    *out = roots;
+    return CLI_OK;
+}
+
+int cli_toolset_new(rig_roots *roots, rig_toolset **out)
 {
     rig_error err;
     rig_registry *reg = rig_registry_new();
@@ -39,7 +78,8 @@ int cli_toolset_new(rig_toolset **out)
         goto fail;
     }
     if (rig_registry_add_builtins(reg, &err) != RIG_OK ||
-        rig_registry_resolve(reg, "default", NULL, 0, ts, &err) != RIG_OK) {
+        rig_registry_resolve(reg, "default", NULL, 0, ts, &err) != RIG_OK ||
+        rig_fs_tools_add(ts, roots, &err) != RIG_OK) {
         fprintf(stderr, "rig: %s\n", err.message);
         goto fail;
     }
@@ -84,9 +124,15 @@ int cli_tools(int argc, char **argv)
             return CLI_USAGE;
         }
     }
+    rig_roots *roots;
+    int rrc = cli_roots_new("tools", NULL, 0, &roots);
+    if (rrc != CLI_OK)
+        return rrc;
     rig_toolset *ts;
-    if (cli_toolset_new(&ts) != CLI_OK)
+    if (cli_toolset_new(roots, &ts) != CLI_OK) {
+        rig_roots_free(roots);
         return CLI_FAIL;
+    }
     rig_json_writer w;
     rig_json_writer_init(&w, flags);
     rig_error err;
@@ -101,5 +147,6 @@ int cli_tools(int argc, char **argv)
     }
     rig_json_writer_free(&w);
     rig_toolset_free(ts);
+    rig_roots_free(roots);
     return json ? CLI_OK : CLI_FAIL;
 }

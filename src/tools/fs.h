@@ -7,6 +7,7 @@
 #define RIG_TOOLS_FS_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "rig/error.h"
@@ -25,6 +26,36 @@ RIG_INTERNAL rig_tool *rig__write_file_tool_new(rig_roots *roots, rig_error *err
 RIG_INTERNAL rig_tool *rig__create_directory_tool_new(rig_roots *roots,
                                                       rig_error *err); /* fs_write.c */
 RIG_INTERNAL rig_tool *rig__move_file_tool_new(rig_roots *roots, rig_error *err); /* fs_write.c */
+RIG_INTERNAL rig_tool *rig__edit_file_tool_new(rig_roots *roots, rig_error *err); /* fs_edit.c */
+
+/* fs_write.c: replace the regular file `leaf` in directory `pfd` (from
+ * rig_roots_open_parent) with `len` bytes at `buf`, atomically (temporary
+ * file, fsync, rename), keeping the mode and owner of `old` (its fstatat).
+ * 0, or an errno with *stage saying what failed; on failure the file is
+ * untouched and no temporary is left. */
+RIG_INTERNAL int rig__fs_replace(int pfd, const char *leaf, const char *buf, size_t len,
+                                 const struct stat *old, const char **stage);
+
+RIG_INTERNAL rig_tool *rig__glob_tool_new(rig_roots *roots, rig_error *err); /* fs_glob.c */
+
+/* fs_list.c's globs and .gitignore handling, for other walkers (fs_glob.c).
+ *
+ * rig__glob_match: fnmatch(FNM_PATHNAME) plus `**` (any number of
+ * directories). A rig__ignore is a stack of .gitignore files, one level a
+ * directory entered: push on entering the directory open as dirfd, whose
+ * path relative to the walk's start is rel_len characters long ("" for the
+ * start); pop on leaving. rig__ignore_hit: is the entry at relative path
+ * `sub`, last component `name`, ignored (last matching rule wins)?
+ * rig__ignore_push returns false, pushing nothing, when out of memory or
+ * too deep. */
+typedef struct rig__ignore rig__ignore;
+RIG_INTERNAL bool rig__glob_match(const char *pattern, const char *s);
+RIG_INTERNAL rig__ignore *rig__ignore_new(void);
+RIG_INTERNAL void rig__ignore_free(rig__ignore *ig);
+RIG_INTERNAL bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len);
+RIG_INTERNAL void rig__ignore_pop(rig__ignore *ig);
+RIG_INTERNAL bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name,
+                                  bool is_dir);
 
 /* For tests of fs_write.c: the write(2) its tools call (NULL: write
  * itself), so a test can fail the Nth write with ENOSPC or write short;

@@ -265,12 +265,12 @@ static ekind kind_of(int dirfd, const char *name, unsigned char d_type) {
                                                            : E_OTHER;
 }
 
-/* Load dirfd's .gitignore (if any) onto the stack. */
-static void push_gitignore(walker *w, int dirfd) {
-    w->stack[w->nstack] = NULL;
+/* dirfd's .gitignore as a ruleset for the directory at a rel path of
+ * `base_len` characters: NULL when there is none (or no memory: *oom). */
+static ruleset *load_gitignore(int dirfd, size_t base_len, bool *oom) {
     int fd = openat(dirfd, ".gitignore", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return;
+        return NULL;
     struct stat st;
     char *text = NULL;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -290,25 +290,88 @@ static void push_gitignore(walker *w, int dirfd) {
     }
     close(fd);
     if (!text)
-        return;
+        return NULL;
     ruleset *rs = calloc(1, sizeof *rs);
     if (!rs) {
         free(text);
-        w->oom = true;
-        return;
+        *oom = true;
+        return NULL;
     }
     rs->text = text;
-    rs->base_len = w->rel_len;
+    rs->base_len = base_len;
     for (char *line = text; line;) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
         if (!ruleset_add_line(rs, line))
-            w->oom = true;
+            *oom = true;
         line = nl ? nl + 1 : NULL;
     }
-    w->stack[w->nstack] = rs;
+    return rs;
 }
+
+/* Is the entry at rel path `sub` (last component `name`) ignored by the
+ * .gitignore rulesets stack[0..n)? The last matching rule wins. */
+static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const char *name,
+                       bool is_dir) {
+    bool ign = false;
+    for (size_t s = 0; s < n; s++) {
+        const ruleset *rs = stack[s];
+        if (!rs)
+            continue;
+        const char *rsub = sub + rs->base_len + (rs->base_len ? 1 : 0);
+        for (size_t i = 0; i < rs->n; i++)
+            if (rule_hits(&rs->rules[i], rsub, name, is_dir))
+                ign = !rs->rules[i].neg;
+    }
+    return ign;
+}
+
+/* Load dirfd's .gitignore (if any) onto the stack. */
+static void push_gitignore(walker *w, int dirfd) {
+    w->stack[w->nstack] = load_gitignore(dirfd, w->rel_len, &w->oom);
+}
+
+/* ---- the .gitignore stack for other walkers (tools/fs.h) ---------------- */
+
+struct rig__ignore {
+    ruleset *stack[DEPTH_HARD_MAX + 2];
+    size_t n;
+};
+
+rig__ignore *rig__ignore_new(void) { return calloc(1, sizeof(rig__ignore)); }
+
+void rig__ignore_free(rig__ignore *ig) {
+    if (!ig)
+        return;
+    while (ig->n)
+        ruleset_free(ig->stack[--ig->n]);
+    free(ig);
+}
+
+bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len) {
+    if (ig->n >= sizeof ig->stack / sizeof *ig->stack)
+        return false;
+    bool oom = false;
+    ruleset *rs = load_gitignore(dirfd, rel_len, &oom);
+    if (oom) {
+        ruleset_free(rs);
+        return false;
+    }
+    ig->stack[ig->n++] = rs;
+    return true;
+}
+
+void rig__ignore_pop(rig__ignore *ig) {
+    if (ig->n)
+        ruleset_free(ig->stack[--ig->n]);
+}
+
+bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name, bool is_dir) {
+    return ignored_by(ig->stack, ig->n, sub, name, is_dir);
+}
+
+bool rig__glob_match(const char *pattern, const char *s) { return glob_match(pattern, s); }
 
 /* Should `name` (in the current directory) be left out? Counts why. */
 static bool skipped(walker *w, const char *name, bool is_dir) {
@@ -328,16 +391,7 @@ static bool skipped(walker *w, const char *name, bool is_dir) {
                 w->excluded++;
                 return true;
             }
-    bool ign = false;
-    for (size_t s = 0; s <= w->nstack; s++) {
-        const ruleset *rs = w->stack[s];
-        if (!rs)
-            continue;
-        const char *rsub = sub + rs->base_len + (rs->base_len ? 1 : 0);
-        for (size_t i = 0; i < rs->n; i++)
-            if (rule_hits(&rs->rules[i], rsub, name, is_dir))
-                ign = !rs->rules[i].neg;
-    }
+    bool ign = ignored_by(w->stack, w->nstack + 1, sub, name, is_dir);
     if (ign)
         w->ignored++;
     return ign;

@@ -280,6 +280,16 @@ static int atomic_put(int pfd, const char *leaf, const source *s, const put_opts
     return 0;
 }
 
+int rig__fs_replace(int pfd, const char *leaf, const char *buf, size_t len,
+                    const struct stat *old, const char **stage)
+{
+    source s = {buf, len, -1};
+    put_opts o = {.replacing = true, .mode = old->st_mode, .uid = old->st_uid, .gid = old->st_gid};
+    size_t written = 0;
+    const char *dummy = "writing";
+    return atomic_put(pfd, leaf, &s, &o, &written, stage ? stage : &dummy);
+}
+
 /* ---- mkdir -p ----------------------------------------------------------- */
 
 /* Make `path` and its missing parents, each with mkdirat in its confined

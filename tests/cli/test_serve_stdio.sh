@@ -138,6 +138,16 @@ ok "--timeout stops a long call with an error result" \
 ok "--timeout must be positive" 'serve --timeout 0 </dev/null; [ $rc = 2 ] && [[ "$err" == *"--timeout"* ]]'
 ok "--root must be a directory" 'serve --root /nonexistent </dev/null; [ $rc = 2 ] && [[ "$err" == *"/nonexistent"* ]]'
 ok "--root runs there" 'serve --root "$tmp" </dev/null; [ $rc = 0 ]'
+mkdir -p "$tmp/sr1/d" "$tmp/sr2"
+echo alpha >"$tmp/sr1/d/a.c"
+echo beta >"$tmp/sr2/b.c"
+globcall='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"**/*.c"}}}'
+readcall='{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"'"$tmp"'/sr2/b.c"}}}'
+ok "--root repeats: file tools in each, relative paths in the first" \
+   'serve --root "$tmp/sr1" --root "$tmp/sr2" < <(printf "%s\n" "$init" "$inited" "$globcall" "$readcall"); [ $rc = 0 ] &&
+    has "d/a.c" && ! has "b.c\\n" && has "beta" && [ $(count) = 3 ]'
+ok "a bad second --root is a usage error naming it" \
+   'serve --root "$tmp/sr1" --root "$tmp/nope" </dev/null; [ $rc = 2 ] && [[ "$err" == *"$tmp/nope"* ]]'
 ok "--http without HOST:PORT: a usage error that says so" 'serve --http nonsense </dev/null; [ $rc = 2 ] && [[ "$err" == *"HOST:PORT"* ]] && [ -z "$out" ]'
 ok "--token without --http: a usage error" 'serve --token x </dev/null; [ $rc = 2 ] && [[ "$err" == *"go with --http"* ]]'
 ok "an option without its value" 'serve --root </dev/null; [ $rc = 2 ] && [[ "$err" == *"needs a value"* ]]'

@@ -24,7 +24,11 @@ if (!rig) {
   process.exit(2);
 }
 
-const BUILTINS = ['think', 'update_todos', 'sleep', 'get_current_time', 'convert_time', 'finish'];
+// The six built-ins, then the file tools (rig serve adds them, confined to --root).
+const BUILTINS = [
+  'think', 'update_todos', 'sleep', 'get_current_time', 'convert_time', 'finish',
+  'read_file', 'list_directory', 'directory_tree', 'get_file_info', 'read_multiple_files', 'write_file', 'create_directory', 'move_file', 'edit_file', 'glob',
+];
 
 let n = 0;
 let failed = 0;
@@ -134,7 +138,7 @@ await check('initialize over HTTP: protocolVersion 2025-11-25, serverInfo.name "
 });
 const needs = (fn) => async () => (connected ? fn() : { ok: false, diag: 'not connected' });
 
-await check('tools/list: all six built-ins, each with an object inputSchema', needs(async () => {
+await check('tools/list: the built-ins and file tools, each with an object inputSchema', needs(async () => {
   const tools = (await client.listTools()).tools;
   const names = tools.map((t) => t.name);
   const bad = BUILTINS.filter((b) => {

@@ -22,7 +22,11 @@ if (!rig) {
 }
 
 const RIG_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
-const BUILTINS = ['think', 'update_todos', 'sleep', 'get_current_time', 'convert_time', 'finish'];
+// The six built-ins, then the file tools (rig serve adds them, confined to --root).
+const BUILTINS = [
+  'think', 'update_todos', 'sleep', 'get_current_time', 'convert_time', 'finish',
+  'read_file', 'list_directory', 'directory_tree', 'get_file_info', 'read_multiple_files', 'write_file', 'create_directory', 'move_file', 'edit_file', 'glob',
+];
 
 let n = 0;
 let failed = 0;
@@ -83,7 +87,7 @@ await check('initialize: tools capability and instructions', async () => {
 });
 
 let tools = [];
-await check('tools/list: all six built-ins, each with an object inputSchema', async () => {
+await check('tools/list: the built-ins and file tools, each with an object inputSchema', async () => {
   tools = (await client.listTools()).tools;
   const names = tools.map((t) => t.name);
   const bad = BUILTINS.filter((b) => {
