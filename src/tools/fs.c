@@ -15,6 +15,7 @@ static rig_tool *(*const makers[])(rig_roots *roots, rig_error *err) = {
     rig__move_file_tool_new,
     rig__edit_file_tool_new,
     rig__glob_tool_new,
+    rig__grep_tool_new,
 };
 
 int rig_fs_tools_add(rig_toolset *ts, rig_roots *roots, rig_error *err)

@@ -37,6 +37,7 @@ RIG_INTERNAL int rig__fs_replace(int pfd, const char *leaf, const char *buf, siz
                                  const struct stat *old, const char **stage);
 
 RIG_INTERNAL rig_tool *rig__glob_tool_new(rig_roots *roots, rig_error *err); /* fs_glob.c */
+RIG_INTERNAL rig_tool *rig__grep_tool_new(rig_roots *roots, rig_error *err); /* fs_grep.c */
 
 /* fs_list.c's globs and .gitignore handling, for other walkers (fs_glob.c).
  *

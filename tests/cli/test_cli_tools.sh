@@ -28,7 +28,7 @@ ok() {
 }
 
 ok "tools: MCP by default, every built-in and file tool" \
-   'run 0 "$rig" tools && for t in think update_todos sleep get_current_time convert_time finish read_file list_directory directory_tree get_file_info read_multiple_files write_file create_directory move_file edit_file glob; do grep -q "\"name\": \"$t\"" "$tmp/out" || exit 1; done; true'
+   'run 0 "$rig" tools && for t in think update_todos sleep get_current_time convert_time finish read_file list_directory directory_tree get_file_info read_multiple_files write_file create_directory move_file edit_file glob grep; do grep -q "\"name\": \"$t\"" "$tmp/out" || exit 1; done; true'
 ok "tools: output is JSON" 'run 0 "$rig" tools --compact && "$rig" json check - <"$tmp/out" >/dev/null'
 for f in openai responses anthropic gemini; do
   ok "tools --format $f is JSON with a tools array" \

@@ -25,7 +25,7 @@ const RIG_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 // The six built-ins, then the file tools (rig serve adds them, confined to --root).
 const BUILTINS = [
   'think', 'update_todos', 'sleep', 'get_current_time', 'convert_time', 'finish',
-  'read_file', 'list_directory', 'directory_tree', 'get_file_info', 'read_multiple_files', 'write_file', 'create_directory', 'move_file', 'edit_file', 'glob',
+  'read_file', 'list_directory', 'directory_tree', 'get_file_info', 'read_multiple_files', 'write_file', 'create_directory', 'move_file', 'edit_file', 'glob', 'grep',
 ];
 
 let n = 0;
