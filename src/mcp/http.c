@@ -102,7 +102,6 @@ struct hconn {
     int64_t last_io_ms;
     bool streaming;         /* an SSE response is open */
     struct stream *stream;
-    struct session *ss;
     bool closing;
     bool ending;            /* closes once its output is written */
     bool keep_alive;        /* the current request's */
@@ -164,7 +163,6 @@ static void stream_detach(struct stream *st)
     if (st && st->reader) {
         st->reader->streaming = false;
         st->reader->stream = NULL;
-        st->reader->ss = NULL;
         st->reader = NULL;
     }
 }
@@ -399,15 +397,20 @@ static void respond(struct hconn *hc, unsigned status, const char *type, const c
 
 /* A transport-level refusal: the status, and a JSON-RPC error saying why
  * (as the reference SDK's servers send, code -32000). */
-static void refuse(struct hconn *hc, unsigned status, const char *why)
+static void refuse_code(struct hconn *hc, unsigned status, int code, const char *why)
 {
     rig_json_writer w;
     rig_json_writer_init(&w, 256);
-    rig__rpc_write_error(&w, (rig_json_val){0}, -32000, why);
+    rig__rpc_write_error(&w, (rig_json_val){0}, code, why);
     size_t len = 0;
     const char *json = rig_json_writer_finish(&w, &len);
     respond(hc, status, "application/json", json ? json : "", json ? len : 0, NULL);
     rig_json_writer_free(&w);
+}
+
+static void refuse(struct hconn *hc, unsigned status, const char *why)
+{
+    refuse_code(hc, status, -32000, why);
 }
 
 /* One SSE chunk (chunked transfer coding): "<hex>\r\n<text>\r\n". */
@@ -488,7 +491,6 @@ static void stream_attach(struct hconn *hc, struct session *ss, struct stream *s
     st->reader = hc;
     hc->streaming = true;
     hc->stream = st;
-    hc->ss = ss;
     char head[256];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
@@ -865,13 +867,7 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
         char where[160], why[200];
         rig_json_error_format(&jerr, where, sizeof where);
         snprintf(why, sizeof why, "Parse error: %s", where);
-        rig_json_writer w;
-        rig_json_writer_init(&w, 256);
-        rig__rpc_write_error(&w, (rig_json_val){0}, RIG_MCP_PARSE_ERROR, why);
-        size_t n = 0;
-        const char *json = rig_json_writer_finish(&w, &n);
-        respond(hc, 400, "application/json", json ? json : "", json ? n : 0, NULL);
-        rig_json_writer_free(&w);
+        refuse_code(hc, 400, RIG_MCP_PARSE_ERROR, why);
         return;
     }
     rpc_msg m;

@@ -401,6 +401,16 @@ static int send_now(rig_mcp_conn *c, rig_json_writer *w, const rig_mcp_route *ro
     return c->dead ? -1 : 0;
 }
 
+/* Put m at the end of the queue for flush (c->mu held). */
+static void append_locked(rig_mcp_conn *c, struct outmsg *m)
+{
+    if (c->out_tail)
+        c->out_tail->next = m;
+    else
+        c->out_head = m;
+    c->out_tail = m;
+}
+
 /* Queue a finished message for flush (any thread; c->mu held). */
 static void enqueue_locked(rig_mcp_conn *c, rig_json_writer *w, const char *related, bool final)
 {
@@ -423,11 +433,7 @@ static void enqueue_locked(rig_mcp_conn *c, rig_json_writer *w, const char *rela
         return;
     }
     memcpy(m->json, json, len);
-    if (c->out_tail)
-        c->out_tail->next = m;
-    else
-        c->out_head = m;
-    c->out_tail = m;
+    append_locked(c, m);
 }
 
 int rig_mcp_conn_flush(rig_mcp_conn *c)
@@ -703,15 +709,12 @@ static int m_tools_list(rig_mcp_conn *c, const rpc_msg *m)
     rig_json_doc *doc = json ? rig_json_parse(json, len, NULL, NULL) : NULL;
     rig_json_val tools = rig_json_get(rig_json_doc_root(doc), "tools");
     int rc;
+    size_t n = rig_json_len(tools), end = 0;
     if (!doc) {
         rc = send_error(c, m, RIG_MCP_INTERNAL_ERROR, "Internal error: out of memory");
-    } else if ((size_t)start > rig_json_len(tools)) {
-        rc = send_error(c, m, RIG_MCP_INVALID_PARAMS,
-                        "Invalid params: the cursor is past the end; start again without one");
+    } else if (rig__mcp_page(c->s, start, n, &end, &r)) {
+        rc = send_error(c, m, r.code, r.why);
     } else {
-        size_t n = rig_json_len(tools), end = (size_t)start + c->s->page_size;
-        if (end > n)
-            end = n;
         rig_json_writer *w = &c->w;
         rig__rpc_begin_result(w, m->id);
         rig_json_write_object_begin(w);
@@ -1002,11 +1005,7 @@ static void enqueue_close_locked(rig_mcp_conn *c, const char *related, unsigned 
     m->close = true;
     m->final = final;
     m->retry_ms = retry_ms;
-    if (c->out_tail)
-        c->out_tail->next = m;
-    else
-        c->out_head = m;
-    c->out_tail = m;
+    append_locked(c, m);
     if (c->wake)
         c->wake(c->ud);
 }
