@@ -15,6 +15,7 @@ packages=(
   libpcre2-dev                                   # JSON Schema "pattern" (and grep, later)
   tzdata                                         # IANA zones for get_current_time / convert_time
   libuv1-dev                                     # the event loop: stdio, TCP, pipes, timers (MCP server)
+  ripgrep                                        # the grep benchmark's peer (bench/)
 )
 
 missing=()
