@@ -1,7 +1,7 @@
 /* rig/fs.h — the file tools (read_file, read_multiple_files, write_file,
- * create_directory, move_file, list_directory, directory_tree,
- * get_file_info; grep and glob to come), confined to the
- * directories of a rig_roots (rig/roots.h).
+ * edit_file, create_directory, move_file, list_directory, directory_tree,
+ * get_file_info, glob and grep), confined to the directories of a
+ * rig_roots (rig/roots.h). docs/fs.md describes them.
  *
  * The tools keep a pointer to the roots they are given and do not own it:
  * the roots must outlive the toolset the tools are added to. */
@@ -24,7 +24,7 @@ extern "C" {
 #define RIG_FS_READ_BINARY_MAX (20 * 1024 * 1024) /* bytes of a binary read */
 #define RIG_FS_READ_MAX_TEXT 45000              /* bytes of text per result */
 
-/* Add the file tools (read_file) to `ts`, working in `roots`. RIG_OK, or
+/* Add the eleven file tools to `ts`, working in `roots`. RIG_OK, or
  * an error code with `err` filled (e.g. RIG_EEXIST when a tool of that
  * name is already there); tools added before a failure stay added. */
 RIG_API int rig_fs_tools_add(rig_toolset *ts, rig_roots *roots, rig_error *err);

@@ -168,6 +168,35 @@ RIG_API void rig_mcp_server_set_completion(rig_mcp_server *s, rig_mcp_complete_f
 RIG_API void rig_mcp_server_log(rig_mcp_server *s, rig_log_level level, const char *logger,
                                 const char *data);
 
+/* ---- the client's roots ---------------------------------------------------
+ *
+ * A client that declares the roots capability is asked for its roots
+ * (roots/list) once it says it is initialized, and again each time it says
+ * they changed (notifications/roots/list_changed), provided an application
+ * registered rig_mcp_server_on_roots. The answer's file:// URIs become
+ * local paths (percent-decoded; host empty or "localhost"); other URIs are
+ * left out. An error answer, or one not shaped as MCP says, goes to no
+ * application: it is logged to the client (notifications/message,
+ * "warning") and the session keeps the roots it had. The session's key is
+ * the one its tool calls carry (rig_call_session). */
+
+/* The client of `session` offers these roots: `n` absolute paths (0: it
+ * offers none). Called on the transport's thread, never concurrently for
+ * one session. `note` starts empty; a message put there (e.g. which roots
+ * could not be used) is logged to that client as a warning. */
+typedef void (*rig_mcp_roots_fn)(const char *session, const char *const *paths, size_t n,
+                                 void *ud, rig_error *note);
+/* Register (NULL: none; then no roots/list is sent). Set before serving. */
+RIG_API void rig_mcp_server_on_roots(rig_mcp_server *s, rig_mcp_roots_fn fn, void *ud);
+
+/* A session ended: its client left (end of input), ended it (HTTP DELETE),
+ * it expired or made room for another, or its transport stopped. For the
+ * application to drop what it keeps per session. Called on the transport's
+ * thread, once per session, after which the key is never used again. Set
+ * before serving. */
+typedef void (*rig_mcp_session_fn)(const char *session, void *ud);
+RIG_API void rig_mcp_server_on_session_end(rig_mcp_server *s, rig_mcp_session_fn fn, void *ud);
+
 /* ---- sessions ------------------------------------------------------------ */
 
 typedef struct rig_mcp_conn rig_mcp_conn;
@@ -218,6 +247,10 @@ RIG_API int rig_mcp_conn_flush(rig_mcp_conn *c);
  * (nor after rig_mcp_conn_free), so a transport that finds it 0 and then
  * flushes has sent everything and may tear its wake-up down. */
 RIG_API size_t rig_mcp_conn_pending(const rig_mcp_conn *c);
+
+/* The session's key, as its tool calls see it (rig_call_session) and the
+ * roots and session-end callbacks are given it: "mcp-1", "mcp-2", ... */
+RIG_API const char *rig_mcp_conn_session(const rig_mcp_conn *c);
 
 /* The protocol version the session speaks (before initialize: the latest). */
 RIG_API const char *rig_mcp_conn_version(const rig_mcp_conn *c);

@@ -11,7 +11,15 @@
  *
  * Paths: an absolute path must lie under a root (as given, or as its real
  * path); a relative one resolves against the first root. Symlinks that stay
- * inside the root work. A refusal says which roots are allowed. */
+ * inside the root work. A refusal says which roots are allowed.
+ *
+ * Sessions: a client (an MCP session) may bring roots of its own
+ * (roots/list), which replace the configured ones for that session only.
+ * The configured rig_roots is the base; each session's list is a view, a
+ * rig_roots of its own held by the base under the session's name. A tool
+ * call takes the view of its session with rig_roots_acquire and works in it
+ * to the end, even if the session's roots change or go meanwhile; views
+ * are reference-counted, so nothing is closed under it. */
 #ifndef RIG_ROOTS_H
 #define RIG_ROOTS_H
 
@@ -29,6 +37,8 @@ extern "C" {
 typedef struct rig_roots rig_roots;
 
 RIG_API rig_roots *rig_roots_new(void);
+/* Drop the caller's reference: the roots close once no call holds them
+ * (rig_roots_acquire), with every session's view. */
 RIG_API void rig_roots_free(rig_roots *r);
 
 /* Add a root: an existing directory (opened now; later renames of its path
@@ -59,7 +69,36 @@ RIG_API int rig_roots_open_parent(const rig_roots *r, const char *path, char *le
  * Lexical only: the open functions are what enforce confinement. */
 RIG_API int rig_roots_locate(const rig_roots *r, const char *path, char *rel, size_t cap);
 
-/* For tests: act as if the kernel had no openat2 (the walking fallback). */
+/* ---- per-session roots ------------------------------------------------
+ *
+ * Thread-safe against each other and against calls in flight: the loop
+ * thread may set and drop sessions while tools open paths on workers.
+ * (rig_roots_add is not: add the base's roots before serving.) */
+
+/* Give `session` its own roots, replacing any it had: `n` absolute paths of
+ * directories. Paths that are not absolute, do not exist or are not
+ * directories are skipped, and named in `err` (code RIG_EINVAL) though the
+ * call succeeds; duplicates are dropped. Returns how many became roots (0
+ * when none could: the session then has no directory at all, rather than
+ * falling back to the base's, which may be wider than the client meant),
+ * or a negative code (RIG_ENOMEM; RIG_EINVAL for no session name or a
+ * view as `r`). n == 0 is rig_roots_drop_session: the base's roots again. */
+RIG_API int rig_roots_set_session(rig_roots *r, const char *session, const char *const *paths,
+                                  size_t n, rig_error *err);
+/* Forget `session`'s roots (it ended, or its client offers none). Calls
+ * that acquired them keep them until they release. */
+RIG_API void rig_roots_drop_session(rig_roots *r, const char *session);
+/* Sessions with roots of their own. */
+RIG_API size_t rig_roots_sessions(rig_roots *r);
+
+/* The roots in effect for `session` (NULL or "": none): its view, or `base`
+ * itself when it has none; with a reference the caller gives back with
+ * rig_roots_release. NULL only for a NULL base. */
+RIG_API rig_roots *rig_roots_acquire(rig_roots *base, const char *session);
+RIG_API void rig_roots_release(rig_roots *r);
+
+/* For tests: act as if the kernel had no openat2 (the walking fallback).
+ * Views made after this inherit it. */
 RIG_API void rig_roots_force_fallback(rig_roots *r, bool on);
 
 #ifdef __cplusplus

@@ -28,6 +28,8 @@ static void usage(FILE *out)
             "                   which is also the working directory\n"
             "  --session ID     the session whose state the tool uses (default: cli)\n"
             "  --timeout SECS   stop the tool after SECS seconds (default 300)\n"
+            "  --max-output N   cut text results to N characters, keeping the head and\n"
+            "                   tail (default 50000, as a model would see them; 0: no cap)\n"
             "  --json           print the whole MCP CallToolResult as JSON\n"
             "\n"
             "exit status: 0 ok, 1 the tool returned an error result, 2 usage error\n");
@@ -104,6 +106,7 @@ int cli_call(int argc, char **argv)
     rig_roots *roots = NULL;
     bool as_json = false;
     double timeout = 0;
+    long long max_output = -1; /* -1: the toolset's default */
     rig_json_writer pairs;
     rig_json_writer_init(&pairs, 0);
     rig_json_write_object_begin(&pairs);
@@ -134,10 +137,19 @@ int cli_call(int argc, char **argv)
                 fprintf(stderr, "rig call: --timeout needs seconds between 0 and 86400\n");
                 goto out;
             }
+        } else if (strcmp(a, "--max-output") == 0 && has_val) {
+            char *end;
+            errno = 0;
+            max_output = strtoll(argv[++i], &end, 10);
+            if (*end || end == argv[i] || errno || max_output < 0) {
+                fprintf(stderr, "rig call: --max-output needs a number of characters (0: no cap)\n");
+                goto out;
+            }
         } else if (strcmp(a, "--json") == 0) {
             as_json = true;
         } else if (!has_val && (strcmp(a, "--args") == 0 || strcmp(a, "--root") == 0 ||
-                                strcmp(a, "--session") == 0 || strcmp(a, "--timeout") == 0)) {
+                                strcmp(a, "--session") == 0 || strcmp(a, "--timeout") == 0 ||
+                                strcmp(a, "--max-output") == 0)) {
             fprintf(stderr, "rig call: %s needs a value\n", a);
             goto out;
         } else if (a[0] == '-' && a[1] == '-') {
@@ -203,6 +215,8 @@ int cli_call(int argc, char **argv)
         status = CLI_FAIL;
         goto out;
     }
+    if (max_output >= 0)
+        rig_toolset_set_output_cap(ts, (size_t)max_output);
     rig_call_opts opts = {.session = session, .timeout_ms = (int64_t)(timeout * 1000)};
     rig_error err;
     rig_result *res = rig_toolset_call(ts, tool, args, alen, &opts, &err);

@@ -3,6 +3,12 @@
  * child process, or over Streamable HTTP (--http) for hosts that connect to
  * a URL.
  *
+ * The file tools work in the --root directories, unless the client offers
+ * roots of its own (MCP roots/list): those replace them for that client's
+ * session alone, each HTTP session having its own, until the client offers
+ * none or the session ends. --fixed-roots keeps the --root list whatever a
+ * client says, for operators who do not want a client to widen access.
+ *
  * In stdio mode
  * stdout carries MCP messages and nothing else. The transport writes to a
  * private duplicate of fd 1, and fd 1 itself is pointed at stderr while the
@@ -32,7 +38,7 @@ static const char instructions[] =
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rig serve [--root DIR]... [--timeout SECS]\n"
+            "usage: rig serve [--root DIR]... [--fixed-roots] [--timeout SECS]\n"
             "       rig serve --http HOST:PORT [--token TOKEN] [--allow-origin ORIGIN]...\n"
             "\n"
             "Serve rig's built-in tools and file tools over MCP. Without --http, on stdin\n"
@@ -45,7 +51,10 @@ static void usage(FILE *out)
             "options:\n"
             "  --root DIR            a directory the file tools may work in; repeat for\n"
             "                        more (default: .). Relative paths resolve against\n"
-            "                        the first, which is also the working directory\n"
+            "                        the first, which is also the working directory. A\n"
+            "                        client that offers roots (MCP roots/list) replaces\n"
+            "                        them for its own session (relative paths: its first)\n"
+            "  --fixed-roots         keep the --root list whatever a client offers\n"
             "  --timeout SECS        stop any tool call after SECS seconds (default 300)\n"
             "  --http HOST:PORT      serve over HTTP; HOST 127.0.0.1 keeps it on this\n"
             "                        machine; PORT 0 picks a free port\n"
@@ -78,6 +87,41 @@ static int claim_stdio(int *in, int *out)
         close(null);
     }
     return 0;
+}
+
+/* A client offered roots: they replace the --root list for its session
+ * (none offered: the --root list again). What could not be used is told to
+ * the client through `note` and to the operator on stderr. */
+static void on_client_roots(const char *session, const char *const *paths, size_t n, void *ud,
+                            rig_error *note)
+{
+    rig_roots *roots = ud;
+    rig_error err = {0};
+    int rc = rig_roots_set_session(roots, session, paths, n, &err);
+    if (rc < 0) {
+        rig_error_set(note, err.code, "rig could not take the client's roots: %s", err.message);
+        fprintf(stderr, "rig serve: %s: the client's roots: %s\n", session, err.message);
+        return;
+    }
+    if (n == 0) {
+        fprintf(stderr, "rig serve: %s: the client offers no roots; the file tools use --root\n",
+                session);
+        return;
+    }
+    fprintf(stderr, "rig serve: %s: the file tools use the client's roots:", session);
+    rig_roots *view = rig_roots_acquire(roots, session);
+    for (size_t i = 0; i < rig_roots_count(view); i++)
+        fprintf(stderr, " %s", rig_roots_path(view, i));
+    rig_roots_release(view);
+    fprintf(stderr, "%s\n", rc == 0 ? " (none usable: every path is refused)" : "");
+    if (err.code)
+        rig_error_set(note, err.code, "%s%s", err.message,
+                      rc == 0 ? " No directory is open to the file tools in this session." : "");
+}
+
+static void on_session_end(const char *session, void *ud)
+{
+    rig_roots_drop_session(ud, session);
 }
 
 /* "127.0.0.1:8765", "[::1]:8765", "localhost:0" */
@@ -142,6 +186,7 @@ int cli_serve(int argc, char **argv)
     const char *http = NULL, *token_arg = NULL;
     const char *origins[33] = {0};
     size_t norigins = 0;
+    bool fixed_roots = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
@@ -149,6 +194,8 @@ int cli_serve(int argc, char **argv)
             usage(stdout);
             status = CLI_OK;
             goto out;
+        } else if (strcmp(a, "--fixed-roots") == 0) {
+            fixed_roots = true;
         } else if (strcmp(a, "--http") == 0 && has_val) {
             http = argv[++i];
         } else if (strcmp(a, "--token") == 0 && has_val) {
@@ -220,6 +267,10 @@ int cli_serve(int argc, char **argv)
     if (!s) {
         fprintf(stderr, "rig serve: %s\n", err.message);
         goto out;
+    }
+    if (!fixed_roots) {
+        rig_mcp_server_on_roots(s, on_client_roots, roots);
+        rig_mcp_server_on_session_end(s, on_session_end, roots);
     }
     if (http) {
         rig_mcp_http_opts o = {.host = host, .port = port, .token = token, .origins = origins};

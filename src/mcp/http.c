@@ -641,8 +641,15 @@ static int on_send(const char *json, size_t len, const rig_mcp_route *route, voi
         st = stream_by_related(ss, route->related, route->related_len);
     if (!st && route && route->final)
         st = ss->capture; /* an error to a message that was no request */
-    if (!st && !(route && route->final))
-        st = stream_by_id(ss, 0); /* unrelated, or its request's stream is gone */
+    if (!st && !(route && route->final)) {
+        /* Unrelated, or its request's stream is gone: the GET stream's. One
+         * the client has not opened yet keeps it for when it does: a
+         * request of rig's (roots/list, sent as the client says it is
+         * initialized) goes out before any client has had time to GET. */
+        st = stream_by_id(ss, 0);
+        if (!st)
+            st = stream_new(ss, 0, NULL, 0);
+    }
     if (!st)
         return 0;
     stream_push(st, json, len, route && route->final);

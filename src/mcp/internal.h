@@ -72,6 +72,10 @@ struct rig_mcp_server {
     void *complete_ud;
     struct rig_mcp_conn *conns; /* live sessions, for notifications */
     bool listening;             /* subscribed to the toolset's add/remove */
+    rig_mcp_roots_fn on_roots;  /* the application's, for the client's roots */
+    void *roots_ud;
+    rig_mcp_session_fn on_end;  /* ... and for a session's end */
+    void *end_ud;
 };
 
 /* A method's outcome: 0 with the result written, or a JSON-RPC error code
@@ -135,6 +139,20 @@ RIG_INTERNAL void rig__mcp_prompts_free(rig_mcp_server *s);
 RIG_INTERNAL void rig__mcp_vars_free(struct rig_mcp_vars *v);
 RIG_INTERNAL int rig__mcp_vars_add(struct rig_mcp_vars *v, const char *name, size_t nlen,
                                    const char *value, size_t vlen);
+
+/* roots.c: the local paths of a roots/list result's file:// roots, into
+ * *paths (malloc'd, each string too: rig__mcp_paths_free) and *n. Other
+ * URIs, and file URIs that name no local path, are left out (and said so
+ * in `note`, cap bytes, when not NULL). -1 with `why` (cap bytes) for a
+ * result MCP would not call one (no "roots" array, a root without a string
+ * "uri"); -2 out of memory. */
+RIG_INTERNAL int rig__mcp_roots_parse(rig_json_val result, char ***paths, size_t *n, char *why,
+                                      char *note, size_t cap);
+RIG_INTERNAL void rig__mcp_paths_free(char **paths, size_t n);
+/* A file:// URI's local path, percent-decoded, into out (cap bytes): 0, or
+ * -1 for a URI that is no file URI, names another host, or holds a bad or
+ * NUL escape. */
+RIG_INTERNAL int rig__mcp_file_uri_path(const char *uri, char *out, size_t cap);
 
 /* MCP's "resource not found". */
 #define RIG_MCP_RESOURCE_NOT_FOUND (-32002)

@@ -16,6 +16,11 @@
  * blocks its worker until the client's answer comes back through
  * rig_mcp_conn_receive, the call is cancelled, or its deadline passes.
  *
+ * The engine asks questions of its own too: roots/list, when a client with
+ * roots says it is initialized or that its roots changed. Nothing waits for
+ * that answer; it comes back through rig_mcp_conn_receive like any other
+ * and goes to the application's callback (roots.c makes paths of it).
+ *
  * Lifetimes: each call in flight holds a reference on its connection (for
  * the answer) and its peer channel holds one more (a tool may report
  * progress until it returns, even after its caller was answered). A freed
@@ -103,6 +108,7 @@ struct rig_mcp_conn {
     size_t npending;
     struct ask *asks;
     int64_t next_ask;
+    int64_t roots_ask;  /* the id of the roots/list awaiting its answer, or 0 */
     struct sub *subs;
     rig_json_writer w;  /* the receiving thread's writer */
 };
@@ -252,6 +258,26 @@ void rig_mcp_server_set_page_size(rig_mcp_server *s, unsigned n)
         s->page_size = n ? n : 1;
 }
 
+void rig_mcp_server_on_roots(rig_mcp_server *s, rig_mcp_roots_fn fn, void *ud)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->on_roots = fn;
+    s->roots_ud = ud;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void rig_mcp_server_on_session_end(rig_mcp_server *s, rig_mcp_session_fn fn, void *ud)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->on_end = fn;
+    s->end_ud = ud;
+    pthread_mutex_unlock(&s->mu);
+}
+
 /* ---- connections ----------------------------------------------------- */
 
 rig_mcp_conn *rig_mcp_conn_new(rig_mcp_server *s, rig_mcp_send_fn send, rig_mcp_wake_fn wake,
@@ -333,7 +359,13 @@ void rig_mcp_conn_free(rig_mcp_conn *c)
             *pp = c->next_conn;
             break;
         }
+    rig_mcp_session_fn on_end = s->on_end;
+    void *end_ud = s->end_ud;
     pthread_mutex_unlock(&s->mu);
+    /* The application drops what it keeps for the session; calls still
+     * running keep what they took (see rig_roots_acquire). */
+    if (on_end)
+        on_end(c->session, end_ud);
     /* Stop every call still running; the answers they produce are dropped.
      * The job handles are taken over first (so no `done` releases one under
      * us) and cancelled outside the lock: cancelling runs `done` at once,
@@ -357,6 +389,11 @@ void rig_mcp_conn_free(rig_mcp_conn *c)
     free(jobs);
     pthread_mutex_lock(&c->mu);
     conn_unref_unlock(c);
+}
+
+const char *rig_mcp_conn_session(const rig_mcp_conn *c)
+{
+    return c ? c->session : NULL;
 }
 
 size_t rig_mcp_conn_pending(const rig_mcp_conn *c)
@@ -546,6 +583,22 @@ void rig_mcp_server_log(rig_mcp_server *s, rig_log_level level, const char *logg
         pthread_mutex_unlock(&c->mu);
     }
     pthread_mutex_unlock(&s->mu);
+}
+
+/* A line of text to one session's log (any thread). */
+static void log_text(rig_mcp_conn *c, rig_log_level level, const char *text)
+{
+    rig_json_writer w;
+    rig_json_writer_init(&w, 0);
+    rig_json_write_string(&w, text);
+    size_t len = 0;
+    const char *json = rig_json_writer_finish(&w, &len);
+    if (json) {
+        pthread_mutex_lock(&c->mu);
+        log_locked(c, level, "rig", json, len, NULL);
+        pthread_mutex_unlock(&c->mu);
+    }
+    rig_json_writer_free(&w);
 }
 
 static bool subscribed(const rig_mcp_conn *c, const void *uri)
@@ -1048,6 +1101,78 @@ static char *raw_copy(rig_json_val v)
     return s;
 }
 
+/* ---- the client's roots ---------------------------------------------------- */
+
+/* Ask the client for its roots, when it has them and the application
+ * listens (receiving thread). A second ask before the first is answered
+ * supersedes it: only the latest answer counts, so a slow answer to an old
+ * list never overwrites a newer one. */
+static int ask_roots(rig_mcp_conn *c)
+{
+    pthread_mutex_lock(&c->s->mu);
+    bool listening = c->s->on_roots != NULL;
+    pthread_mutex_unlock(&c->s->mu);
+    pthread_mutex_lock(&c->mu);
+    bool ask = listening && c->initialized && c->can_roots && !c->closed;
+    int64_t id = ask ? ++c->next_ask : 0;
+    if (ask)
+        c->roots_ask = id;
+    pthread_mutex_unlock(&c->mu);
+    if (!ask)
+        return 0;
+    rig__rpc_begin_request(&c->w, id, "roots/list");
+    rig_json_write_object_begin(&c->w);
+    rig_json_write_object_end(&c->w);
+    rig__rpc_end(&c->w);
+    rig_mcp_route r = {0}; /* of no request: Streamable HTTP's GET stream */
+    return send_now(c, &c->w, &r);
+}
+
+/* The client's answer to roots/list: its paths go to the application; an
+ * error or a malformed answer is logged to the client, and the session
+ * keeps the roots it had. */
+static void on_roots_answer(rig_mcp_conn *c, rig_json_val result, rig_json_val error)
+{
+    rig_mcp_server *s = c->s;
+    pthread_mutex_lock(&s->mu);
+    rig_mcp_roots_fn fn = s->on_roots;
+    void *ud = s->roots_ud;
+    pthread_mutex_unlock(&s->mu);
+    if (!fn)
+        return;
+    char msg[1024];
+    if (!rig_json_exists(result)) {
+        char *why = rig__mcp_strdup(rig_json_get(error, "message"));
+        int64_t code = 0;
+        rig_json_get_int64(rig_json_get(error, "code"), &code);
+        snprintf(msg, sizeof msg,
+                 "The client answered roots/list with an error: %.200s (code %" PRId64
+                 "); the session keeps the roots it had.",
+                 why ? why : "no message", code);
+        free(why);
+        log_text(c, RIG_LOG_WARNING, msg);
+        return;
+    }
+    char why[512], note[512];
+    char **paths = NULL;
+    size_t n = 0;
+    int rc = rig__mcp_roots_parse(result, &paths, &n, why, note, sizeof note);
+    if (rc != 0) {
+        snprintf(msg, sizeof msg, "Ignored the client's roots: %s; the session keeps the roots "
+                                  "it had.",
+                 rc == -2 ? "out of memory" : why);
+        log_text(c, RIG_LOG_WARNING, msg);
+        return;
+    }
+    rig_error told = {0};
+    fn(c->session, (const char *const *)paths, n, ud, &told);
+    rig__mcp_paths_free(paths, n);
+    if (note[0])
+        log_text(c, RIG_LOG_WARNING, note);
+    if (told.message[0])
+        log_text(c, RIG_LOG_WARNING, told.message);
+}
+
 /* An answer to one of rig's asks. */
 static void on_response(rig_mcp_conn *c, const rpc_msg *m)
 {
@@ -1057,6 +1182,12 @@ static void on_response(rig_mcp_conn *c, const rpc_msg *m)
     rig_json_val result = rig_json_get(m->root, "result");
     rig_json_val error = rig_json_get(m->root, "error");
     pthread_mutex_lock(&c->mu);
+    if (c->roots_ask && id == c->roots_ask) {
+        c->roots_ask = 0;
+        pthread_mutex_unlock(&c->mu);
+        on_roots_answer(c, result, error);
+        return;
+    }
     for (struct ask *a = c->asks; a; a = a->next) {
         if (a->id != id || a->done)
             continue;
@@ -1241,7 +1372,10 @@ static int dispatch(rig_mcp_conn *c, const rpc_msg *m)
     case RPC_NOTIFICATION:
         if (rig_json_str_eq(m->method, "notifications/cancelled"))
             on_cancelled(c, m);
-        return 0; /* initialized, roots/list_changed, unknown: nothing to do */
+        else if (rig_json_str_eq(m->method, "notifications/initialized") ||
+                 rig_json_str_eq(m->method, "notifications/roots/list_changed"))
+            return ask_roots(c);
+        return 0; /* unknown: nothing to do */
     case RPC_REQUEST:
         break;
     }

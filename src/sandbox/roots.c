@@ -10,12 +10,22 @@
  * root, and refuses absolute symlink targets, as RESOLVE_BENEATH does.
  * Each step holds a descriptor, so a directory swapped for a symlink after
  * it was checked is never followed: the next step opens from the held
- * descriptor, with O_NOFOLLOW. */
+ * descriptor, with O_NOFOLLOW.
+ *
+ * Per-session roots (a client's roots/list) are views: each a rig_roots of
+ * its own, kept by the base in a short list under the base's mutex. A call
+ * acquires the view (a reference) and opens through it without any lock,
+ * so a session whose roots change mid-call only swaps the base's pointer;
+ * the old view closes when its last call releases it. A linear list,
+ * because sessions with roots of their own are few (one per client) and a
+ * lookup is a handful of string compares beside an open(2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,27 +44,77 @@ struct root {
     char *given;   /* as added, made absolute; NULL when the same */
 };
 
+/* A session's own roots. */
+struct view {
+    struct view *next;
+    rig_roots *roots;
+    char session[];
+};
+
 struct rig_roots {
     struct root roots[ROOTS_MAX];
     size_t n;
-    bool fallback; /* no openat2 (found out, or forced for tests) */
+    atomic_bool fallback; /* no openat2 (found out, or forced for tests) */
+    atomic_int refs;      /* the owner's and each acquire's */
+    bool is_view;         /* a session's: has no sessions of its own */
+    pthread_mutex_t mu;   /* views */
+    struct view *views;
 };
 
 rig_roots *rig_roots_new(void)
 {
-    return calloc(1, sizeof(rig_roots));
+    rig_roots *r = calloc(1, sizeof(rig_roots));
+    if (!r)
+        return NULL;
+    atomic_init(&r->refs, 1);
+    atomic_init(&r->fallback, false);
+    pthread_mutex_init(&r->mu, NULL);
+    return r;
 }
 
 void rig_roots_free(rig_roots *r)
 {
-    if (!r)
+    if (!r || atomic_fetch_sub(&r->refs, 1) != 1)
         return;
+    for (struct view *v = r->views, *next; v; v = next) {
+        next = v->next;
+        rig_roots_release(v->roots);
+        free(v);
+    }
     for (size_t i = 0; i < r->n; i++) {
         close(r->roots[i].fd);
         free(r->roots[i].path);
         free(r->roots[i].given);
     }
+    pthread_mutex_destroy(&r->mu);
     free(r);
+}
+
+void rig_roots_release(rig_roots *r)
+{
+    rig_roots_free(r);
+}
+
+rig_roots *rig_roots_acquire(rig_roots *base, const char *session)
+{
+    if (!base)
+        return NULL;
+    rig_roots *r = base;
+    if (session && *session && !base->is_view) {
+        pthread_mutex_lock(&base->mu);
+        for (struct view *v = base->views; v; v = v->next)
+            if (strcmp(v->session, session) == 0) {
+                r = v->roots;
+                break;
+            }
+        /* Under the lock: a set or drop cannot release the view between
+         * finding it and holding it. */
+        atomic_fetch_add(&r->refs, 1);
+        pthread_mutex_unlock(&base->mu);
+        return r;
+    }
+    atomic_fetch_add(&r->refs, 1);
+    return r;
 }
 
 size_t rig_roots_count(const rig_roots *r)
@@ -70,7 +130,7 @@ const char *rig_roots_path(const rig_roots *r, size_t i)
 void rig_roots_force_fallback(rig_roots *r, bool on)
 {
     if (r)
-        r->fallback = on;
+        atomic_store(&r->fallback, on);
 }
 
 /* "/a//b/./c/" -> "/a/b/c/" (".." kept: the kernel judges it, and one
@@ -365,6 +425,10 @@ int rig_roots_open(const rig_roots *r, const char *path, int flags, mode_t mode,
 {
     if (errno_out)
         *errno_out = 0;
+    if (r && !r->n && r->is_view)
+        return rig_error_set(err, RIG_ESTATE,
+                             "No directory is allowed: none of this session's roots (from "
+                             "the client) is a directory here.");
     if (!r || !r->n)
         return rig_error_set(err, RIG_ESTATE, "No directory is allowed: configure a root.");
     if (!path || !*path)
@@ -431,4 +495,101 @@ int rig_roots_open_parent(const rig_roots *r, const char *path, char *leaf, size
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - t), t);
     return rig_roots_open(r, dir, O_PATH | O_DIRECTORY, 0, NULL, err);
+}
+
+/* ---- per-session roots ------------------------------------------------- */
+
+/* Take `session`'s view out of the base's list (NULL if it has none). */
+static rig_roots *unlink_view(rig_roots *r, const char *session, struct view *replacement)
+{
+    rig_roots *old = NULL;
+    pthread_mutex_lock(&r->mu);
+    struct view **pp = &r->views;
+    while (*pp && strcmp((*pp)->session, session) != 0)
+        pp = &(*pp)->next;
+    if (*pp) {
+        struct view *v = *pp;
+        old = v->roots;
+        *pp = v->next;
+        free(v);
+    }
+    if (replacement) {
+        replacement->next = r->views;
+        r->views = replacement;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return old;
+}
+
+int rig_roots_set_session(rig_roots *r, const char *session, const char *const *paths,
+                          size_t n, rig_error *err)
+{
+    if (!r || r->is_view || !session || !*session || (n && !paths))
+        return rig_error_set(err, RIG_EINVAL, "Session roots need the base roots, a session "
+                                              "name and the paths.");
+    if (n == 0) {
+        rig_roots_drop_session(r, session);
+        return 0;
+    }
+    /* The new view is built whole, away from the lock; calls see the old
+     * one or the new one, never half of either. */
+    rig_roots *view = rig_roots_new();
+    struct view *v = malloc(sizeof *v + strlen(session) + 1);
+    if (!view || !v) {
+        rig_roots_free(view);
+        free(v);
+        return rig_error_set(err, RIG_ENOMEM, "Out of memory.");
+    }
+    view->is_view = true;
+    atomic_store(&view->fallback, atomic_load(&r->fallback));
+    v->roots = view;
+    strcpy(v->session, session);
+    char skipped[RIG_ERROR_MESSAGE_MAX] = "";
+    size_t o = 0, nskipped = 0;
+    for (size_t i = 0; i < n; i++) {
+        rig_error e = {0};
+        const char *p = paths[i];
+        int rc = !p || p[0] != '/'
+                     ? rig_error_set(&e, RIG_EINVAL, "Root '%s' is not an absolute path.",
+                                     p ? p : "(null)")
+                     : rig_roots_add(view, p, &e);
+        if (rc == RIG_ENOMEM) {
+            rig_roots_free(view);
+            free(v);
+            return rig_error_set(err, RIG_ENOMEM, "Out of memory.");
+        }
+        if (rc == RIG_OK || rc == RIG_EEXIST)
+            continue;
+        nskipped++;
+        size_t room = sizeof skipped - o; /* the first reasons; err cuts the rest anyway */
+        int w = snprintf(skipped + o, room, "%s%s", o ? " " : "", e.message);
+        if (w > 0)
+            o += (size_t)w < room ? (size_t)w : room - 1;
+    }
+    int accepted = (int)view->n;
+    rig_roots_release(unlink_view(r, session, v));
+    if (nskipped)
+        rig_error_set(err, RIG_EINVAL, "%zu of %zu roots skipped: %s", nskipped, n, skipped);
+    else
+        rig_error_clear(err);
+    return accepted;
+}
+
+void rig_roots_drop_session(rig_roots *r, const char *session)
+{
+    if (!r || r->is_view || !session)
+        return;
+    rig_roots_release(unlink_view(r, session, NULL));
+}
+
+size_t rig_roots_sessions(rig_roots *r)
+{
+    if (!r || r->is_view)
+        return 0;
+    size_t n = 0;
+    pthread_mutex_lock(&r->mu);
+    for (struct view *v = r->views; v; v = v->next)
+        n++;
+    pthread_mutex_unlock(&r->mu);
+    return n;
 }

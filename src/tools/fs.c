@@ -1,5 +1,6 @@
 /* fs.c — the file tool family: rig_fs_tools_add puts every file tool, each
- * confined to the same roots, into a toolset. One row a tool. */
+ * confined to the same roots, into a toolset (one row a tool), and the
+ * calls of those tools find the roots of their session here. */
 #include "core/internal.h"
 #include "rig/fs.h"
 #include "tools/fs.h"
@@ -28,4 +29,24 @@ int rig_fs_tools_add(rig_toolset *ts, rig_roots *roots, rig_error *err)
             return rc;
     }
     return RIG_OK;
+}
+
+/* The tool's data is the base roots; the session (an MCP session's key) may
+ * have roots of its own there. */
+rig_roots *rig__fs_roots(rig_call *call)
+{
+    return rig_roots_acquire(rig_call_data(call), rig_call_session(call));
+}
+
+void rig__fs_roots_done(rig_roots *roots)
+{
+    rig_roots_release(roots);
+}
+
+rig_result *rig__fs_with_roots(rig_call *call, rig_result *(*run)(rig_call *call, rig_roots *roots))
+{
+    rig_roots *roots = rig__fs_roots(call);
+    rig_result *res = run(call, roots);
+    rig__fs_roots_done(roots);
+    return res;
 }

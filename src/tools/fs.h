@@ -39,6 +39,16 @@ RIG_INTERNAL int rig__fs_replace(int pfd, const char *leaf, const char *buf, siz
 RIG_INTERNAL rig_tool *rig__glob_tool_new(rig_roots *roots, rig_error *err); /* fs_glob.c */
 RIG_INTERNAL rig_tool *rig__grep_tool_new(rig_roots *roots, rig_error *err); /* fs_grep.c */
 
+/* fs.c: the roots a call works in: its session's, when its client offered
+ * roots (MCP roots/list), else the tool's own (rig_call_data). Held from
+ * rig__fs_roots to rig__fs_roots_done, so roots that change mid-call do not
+ * change under it. rig__fs_with_roots wraps a whole run function in the
+ * two: `return rig__fs_with_roots(call, x_run_in);`. */
+RIG_INTERNAL rig_roots *rig__fs_roots(rig_call *call);
+RIG_INTERNAL void rig__fs_roots_done(rig_roots *roots);
+RIG_INTERNAL rig_result *rig__fs_with_roots(rig_call *call,
+                                            rig_result *(*run)(rig_call *call, rig_roots *roots));
+
 /* fs_list.c's globs and .gitignore handling, for other walkers (fs_glob.c).
  *
  * rig__glob_match: fnmatch(FNM_PATHNAME) plus `**` (any number of
@@ -48,13 +58,20 @@ RIG_INTERNAL rig_tool *rig__grep_tool_new(rig_roots *roots, rig_error *err); /* 
  * start); pop on leaving. rig__ignore_hit: is the entry at relative path
  * `sub`, last component `name`, ignored (last matching rule wins)?
  * rig__ignore_push returns false, pushing nothing, when out of memory or
- * too deep. */
+ * too deep.
+ *
+ * The rules are ripgrep's: .ignore and .rgignore files everywhere (each
+ * overriding the one before), .gitignore files only inside a git
+ * repository, that is below a directory holding .git. rig__git_above says
+ * whether `path` lies inside one that starts above it (looking no higher
+ * than its root): pass it to rig__ignore_new. */
 typedef struct rig__ignore rig__ignore;
 RIG_INTERNAL bool rig__glob_match(const char *pattern, const char *s);
-RIG_INTERNAL rig__ignore *rig__ignore_new(void);
+RIG_INTERNAL rig__ignore *rig__ignore_new(bool git_above);
 RIG_INTERNAL void rig__ignore_free(rig__ignore *ig);
 RIG_INTERNAL bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len);
 RIG_INTERNAL void rig__ignore_pop(rig__ignore *ig);
+RIG_INTERNAL bool rig__git_above(const rig_roots *roots, const char *path);
 RIG_INTERNAL bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name,
                                   bool is_dir);
 
@@ -65,5 +82,11 @@ RIG_INTERNAL bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const 
 typedef ssize_t (*rig__fs_write_fn)(int fd, const void *buf, size_t n);
 RIG_INTERNAL void rig__fs_set_write_fn(rig__fs_write_fn fn);
 RIG_INTERNAL void rig__fs_set_tmpfile(bool on);
+
+/* For tests of fs_read.c: the pread(2) read_file calls (NULL: pread
+ * itself), so a test can change the file between two reads. Not
+ * thread-safe: set before any call. */
+typedef ssize_t (*rig__fs_pread_fn)(int fd, void *buf, size_t n, off_t off);
+RIG_INTERNAL void rig__fs_set_pread_fn(rig__fs_pread_fn fn);
 
 #endif

@@ -720,9 +720,16 @@ static rig_result *read_whole(int pfd, const char *leaf, const char *path, dbuf 
     return NULL;
 }
 
+static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *edit_file_run(rig_call *call)
 {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, edit_file_run_in);
+}
+
+static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
+{
     const char *path = rig_call_str(call, "path", NULL);
     bool dry = rig_call_bool(call, "dry_run", false);
     const char *want_sha = rig_call_str(call, "expected_sha256", NULL);

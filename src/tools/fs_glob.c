@@ -7,7 +7,7 @@
  * list_directory's: children opened relative to their directory's
  * descriptor with O_NOFOLLOW, so symlinked directories are never entered
  * and nothing outside the roots is reached; `.git` is skipped and the
- * .gitignore files met on the way are honoured (rig__ignore). Directories
+ * ignore files met on the way are honoured (rig__ignore). Directories
  * the pattern cannot reach below are not entered. Hidden entries (names
  * starting with '.') are only looked at when the pattern names one.
  *
@@ -249,8 +249,14 @@ static int split_segments(globber *g, const char *pattern) {
     return 0;
 }
 
+static rig_result *glob_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *glob_run(rig_call *call) {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, glob_run_in);
+}
+
+static rig_result *glob_run_in(rig_call *call, rig_roots *roots) {
     const char *pattern = rig_call_str(call, "pattern", NULL);
     const char *path = rig_call_str(call, "path", NULL);
     if (!pattern || !*pattern)
@@ -282,7 +288,7 @@ static rig_result *glob_run(rig_call *call) {
     g->call = call;
     g->pattern = pattern;
     g->hidden = pattern[0] == '.' || strstr(pattern, "/.") != NULL;
-    g->ig = rig__ignore_new();
+    g->ig = rig__ignore_new(rig__git_above(roots, path));
     g->heap = malloc(GLOB_CAP * sizeof *g->heap);
     rig_result *r = NULL;
     if (!g->ig || !g->heap) {
@@ -347,7 +353,7 @@ static rig_result *glob_run(rig_call *call) {
     if (g->n)
         rig_result_textn(r, text, (size_t)(at - text));
     else if (g->ignored)
-        rig_result_textf(r, "No files match '%s' in '%s' (%zu entr%s matched by .gitignore "
+        rig_result_textf(r, "No files match '%s' in '%s' (%zu entr%s matched by ignore files "
                             "%s skipped).",
                          pattern, path, g->ignored, g->ignored == 1 ? "y" : "ies",
                          g->ignored == 1 ? "was" : "were");
@@ -385,7 +391,8 @@ static const rig_builtin_spec glob_spec = {
         "'[abc]' or '[a-z]' one of a set, and '**' any number of directories, so '**/*.c' "
         "finds C files at any depth and '*.txt' only at the top. Results are paths usable "
         "with read_file, one a line, most recently modified first. Files matched by "
-        ".gitignore files found on the way are left out, .git is never searched, symlinked "
+        "ignore files found on the way (.gitignore inside a git repository, .ignore, "
+        ".rgignore) are left out, .git is never searched, symlinked "
         "directories are not entered, and names starting with '.' are only searched when "
         "the pattern names one (e.g. '**/.env'). At most 1000 files are shown; a note says "
         "how many more matched. For directories use list_directory; to search inside files "

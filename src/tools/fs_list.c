@@ -239,6 +239,8 @@ typedef struct walker {
     int64_t max_depth;      /* levels shown; 1 = the directory's own entries */
     ruleset *excl;          /* exclude_patterns, or NULL */
     ruleset *stack[DEPTH_HARD_MAX + 2];
+    bool git[DEPTH_HARD_MAX + 2]; /* inside a git repository at that level */
+    bool git_above;         /* the start is inside one (rig__git_above) */
     size_t nstack;
     char rel[PATH_MAX];     /* the current directory, relative to the start ("" at it) */
     size_t rel_len;
@@ -265,30 +267,50 @@ static ekind kind_of(int dirfd, const char *name, unsigned char d_type) {
                                                            : E_OTHER;
 }
 
-/* dirfd's .gitignore as a ruleset for the directory at a rel path of
- * `base_len` characters: NULL when there is none (or no memory: *oom). */
-static ruleset *load_gitignore(int dirfd, size_t base_len, bool *oom) {
-    int fd = openat(dirfd, ".gitignore", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+/* Append the ignore file `name` in dirfd (at most GITIGNORE_MAX bytes) to
+ * the text at *text (*len bytes, NUL-terminated), on a line of its own. */
+static void read_ignore_file(int dirfd, const char *name, char **text, size_t *len, bool *oom) {
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
+        return;
     struct stat st;
-    char *text = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         size_t want = st.st_size > GITIGNORE_MAX ? GITIGNORE_MAX : (size_t)st.st_size;
-        text = malloc(want + 1);
-        size_t got = 0;
-        while (text && got < want) {
-            ssize_t k = pread(fd, text + got, want - got, (off_t)got);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                break;
-            got += (size_t)k;
+        char *t = realloc(*text, *len + want + 2);
+        if (!t) {
+            *oom = true;
+        } else {
+            *text = t;
+            size_t got = 0;
+            while (got < want) {
+                ssize_t k = pread(fd, t + *len + got, want - got, (off_t)got);
+                if (k < 0 && errno == EINTR)
+                    continue;
+                if (k <= 0)
+                    break;
+                got += (size_t)k;
+            }
+            *len += got;
+            t[(*len)++] = '\n';
+            t[*len] = '\0';
         }
-        if (text)
-            text[got] = '\0';
     }
     close(fd);
+}
+
+/* dirfd's ignore files as one ruleset for the directory at a rel path of
+ * `base_len` characters, the way ripgrep reads them: .gitignore only inside
+ * a git repository (`git`: a .git was found here or above), then .ignore,
+ * then .rgignore. One ruleset and the last matching rule wins, so a rule in
+ * .ignore overrides .gitignore and .rgignore overrides both, as in rg.
+ * NULL when there are none (or no memory: *oom). */
+static ruleset *load_ignores(int dirfd, size_t base_len, bool git, bool *oom) {
+    char *text = NULL;
+    size_t len = 0;
+    if (git)
+        read_ignore_file(dirfd, ".gitignore", &text, &len, oom);
+    read_ignore_file(dirfd, ".ignore", &text, &len, oom);
+    read_ignore_file(dirfd, ".rgignore", &text, &len, oom);
     if (!text)
         return NULL;
     ruleset *rs = calloc(1, sizeof *rs);
@@ -310,6 +332,13 @@ static ruleset *load_gitignore(int dirfd, size_t base_len, bool *oom) {
     return rs;
 }
 
+/* Does the directory open as dirfd hold a .git (directory, or the file of
+ * a worktree or submodule)? Its .gitignore files count from there down. */
+static bool has_git(int dirfd) {
+    struct stat st;
+    return fstatat(dirfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Is the entry at rel path `sub` (last component `name`) ignored by the
  * .gitignore rulesets stack[0..n)? The last matching rule wins. */
 static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const char *name,
@@ -327,19 +356,28 @@ static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const c
     return ign;
 }
 
-/* Load dirfd's .gitignore (if any) onto the stack. */
+/* Load dirfd's ignore files (if any) onto the stack. */
 static void push_gitignore(walker *w, int dirfd) {
-    w->stack[w->nstack] = load_gitignore(dirfd, w->rel_len, &w->oom);
+    bool git = (w->nstack ? w->git[w->nstack - 1] : w->git_above) || has_git(dirfd);
+    w->git[w->nstack] = git;
+    w->stack[w->nstack] = load_ignores(dirfd, w->rel_len, git, &w->oom);
 }
 
 /* ---- the .gitignore stack for other walkers (tools/fs.h) ---------------- */
 
 struct rig__ignore {
     ruleset *stack[DEPTH_HARD_MAX + 2];
+    bool git[DEPTH_HARD_MAX + 2]; /* inside a git repository at that level */
+    bool git_above;
     size_t n;
 };
 
-rig__ignore *rig__ignore_new(void) { return calloc(1, sizeof(rig__ignore)); }
+rig__ignore *rig__ignore_new(bool git_above) {
+    rig__ignore *ig = calloc(1, sizeof *ig);
+    if (ig)
+        ig->git_above = git_above;
+    return ig;
+}
 
 void rig__ignore_free(rig__ignore *ig) {
     if (!ig)
@@ -353,11 +391,13 @@ bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len) {
     if (ig->n >= sizeof ig->stack / sizeof *ig->stack)
         return false;
     bool oom = false;
-    ruleset *rs = load_gitignore(dirfd, rel_len, &oom);
+    bool git = (ig->n ? ig->git[ig->n - 1] : ig->git_above) || has_git(dirfd);
+    ruleset *rs = load_ignores(dirfd, rel_len, git, &oom);
     if (oom) {
         ruleset_free(rs);
         return false;
     }
+    ig->git[ig->n] = git;
     ig->stack[ig->n++] = rs;
     return true;
 }
@@ -372,6 +412,29 @@ bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name, b
 }
 
 bool rig__glob_match(const char *pattern, const char *s) { return glob_match(pattern, s); }
+
+bool rig__git_above(const rig_roots *roots, const char *path) {
+    char rel[PATH_MAX], probe[PATH_MAX];
+    int i = rig_roots_locate(roots, path, rel, sizeof rel);
+    if (i < 0 || strcmp(rel, ".") == 0)
+        return false; /* the start is a root: the walk looks at it itself */
+    const char *root = rig_roots_path(roots, (size_t)i);
+    /* The root, then each directory between it and the start. */
+    size_t len = strlen(rel);
+    for (size_t k = 0; k < len; k++) {
+        if (k && rel[k] != '/')
+            continue;
+        int n = snprintf(probe, sizeof probe, "%s/%.*s%s.git", root, (int)k, rel, k ? "/" : "");
+        if (n < 0 || (size_t)n >= sizeof probe)
+            return false;
+        int fd = rig_roots_open(roots, probe, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, NULL, NULL);
+        if (fd >= 0) {
+            close(fd);
+            return true;
+        }
+    }
+    return false;
+}
 
 /* Should `name` (in the current directory) be left out? Counts why. */
 static bool skipped(walker *w, const char *name, bool is_dir) {
@@ -710,11 +773,17 @@ static ruleset *exclude_rules(rig_call *call, walker *w) {
     return rs;
 }
 
-static int open_dir(rig_call *call, const char *tool, const char *path, rig_result **fail) {
-    rig_roots *roots = rig_call_data(call);
+/* Open the walk's start; *git_above says whether it lies inside a git
+ * repository (for its .gitignore files). */
+static int open_dir(rig_call *call, const char *tool, const char *path, bool *git_above,
+                    rig_result **fail) {
+    rig_roots *roots = rig__fs_roots(call); /* the session's; the walk needs only fd */
     rig_error err = {0};
     int eno = 0;
     int fd = rig_roots_open(roots, path, O_RDONLY | O_DIRECTORY, 0, &eno, &err);
+    if (fd >= 0)
+        *git_above = rig__git_above(roots, path);
+    rig__fs_roots_done(roots);
     if (fd >= 0)
         return fd;
     if (err.code == RIG_ENOENT)
@@ -744,7 +813,7 @@ static void add_notes(walker *w, rig_result *r, const char *tool, const char *pa
         buf_addf(&note, "[Not shown:");
         const char *sep = " ";
         if (w->ignored) {
-            buf_addf(&note, "%s%zu matched by .gitignore", sep, w->ignored);
+            buf_addf(&note, "%s%zu matched by ignore files", sep, w->ignored);
             sep = ", ";
         }
         if (w->excluded) {
@@ -795,7 +864,7 @@ static rig_result *list_directory_run(rig_call *call) {
     w->remaining = LIST_CAP;
     w->excl = exclude_rules(call, w);
     rig_result *fail = NULL;
-    int fd = open_dir(call, "list_directory", path, &fail);
+    int fd = open_dir(call, "list_directory", path, &w->git_above, &fail);
     if (fd < 0) {
         walker_done(w);
         free(w);
@@ -833,7 +902,8 @@ static const rig_builtin_spec list_directory_spec = {
         "the directory, down to max_depth levels (1 = only the directory's own entries; "
         "unlimited by default); symlinks are shown, never followed. Hidden entries (names "
         "starting with '.') are left out unless include_hidden=true; .git is never listed; "
-        "files matched by .gitignore files found on the way, or by exclude_patterns (globs "
+        "files matched by ignore files found on the way (.gitignore inside a git repository, "
+        ".ignore, .rgignore), or by exclude_patterns (globs "
         "such as '*.log', 'build/', 'src/**/gen'), are left out. At most 1000 entries are "
         "shown; a note says how many more there are and what was left out. For the contents "
         "of a file use read_file; for a nested JSON view, directory_tree.",
@@ -878,7 +948,7 @@ static rig_result *directory_tree_run(rig_call *call) {
     w->remaining = TREE_CAP;
     w->excl = exclude_rules(call, w);
     rig_result *fail = NULL;
-    int fd = open_dir(call, "directory_tree", path, &fail);
+    int fd = open_dir(call, "directory_tree", path, &w->git_above, &fail);
     if (fd < 0) {
         walker_done(w);
         free(w);
@@ -914,7 +984,8 @@ static const rig_builtin_spec directory_tree_spec = {
         "of {\"name\", \"type\": \"file\"|\"directory\"|\"symlink\"|\"other\", \"children\": "
         "[...]} sorted by name; a symlink also has \"target\" and is never followed. A "
         "directory has \"children\" only when it was expanded: those at max_depth (default "
-        "3 levels) are not. .git and entries matched by .gitignore files found on the way or "
+        "3 levels) are not. .git and entries matched by ignore files found on the way (.gitignore inside a "
+        "git repository, .ignore, .rgignore) or "
         "by exclude_patterns are left out. At most 1000 entries; a note after the JSON says "
         "how many more there are. For sizes and a flat listing use list_directory.",
     .input_schema =
@@ -948,8 +1019,14 @@ static void iso_time(char *out, size_t cap, int64_t sec) {
     strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static rig_result *get_file_info_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *get_file_info_run(rig_call *call) {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, get_file_info_run_in);
+}
+
+static rig_result *get_file_info_run_in(rig_call *call, rig_roots *roots) {
     const char *path = rig_call_str(call, "path", NULL);
     if (!path || !*path)
         return rig_result_error("A path is needed: call get_file_info with a path.");
@@ -1207,8 +1284,14 @@ static bool read_one(rig_roots *roots, const char *path, size_t budget, buf *out
     return ok;
 }
 
+static rig_result *read_multiple_files_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *read_multiple_files_run(rig_call *call) {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, read_multiple_files_run_in);
+}
+
+static rig_result *read_multiple_files_run_in(rig_call *call, rig_roots *roots) {
     rig_json_val arr = rig_json_get(rig_call_args(call), "paths");
     size_t n = rig_json_len(arr);
     if (!n)

@@ -5,8 +5,14 @@
  * Text is streamed: one 64 KiB buffer, the lines of the window and the
  * output (at most RIG_FS_READ_MAX_TEXT bytes plus one line) are all that
  * is held, however large the file; the rest of it is only scanned for
- * newlines, to say how many lines there are. Lines split on '\n' only, so
- * a CRLF file keeps its '\r's. Bytes that are not UTF-8 become U+FFFD; a
+ * newlines, to say how many lines there are (within the first SCAN_MAX
+ * bytes: past them, once the window is done, the scan stops and the note
+ * says "at least", so paging through a huge file costs its window, not
+ * the whole file). The read goes no further than the size fstat gave when
+ * it began, so a file that grows meanwhile (a busy log) cannot keep it
+ * going; a file that changed while it was read (its size or mtime differ
+ * at the end) gets a note saying so. Lines split on '\n' only, so a CRLF
+ * file keeps its '\r's. Bytes that are not UTF-8 become U+FFFD; a
  * line longer than RIG_FS_READ_MAX_LINE_CHARS characters is cut with a
  * marker; a window that does not fit in the output budget stops at a line
  * boundary. Every partial read ends with a note saying which lines were
@@ -37,6 +43,7 @@
 
 #define SNIFF_BYTES 8192
 #define CHUNK (64 * 1024)
+#define SCAN_MAX ((off_t)64 << 20) /* bytes scanned to count lines, past the window */
 /* A shown line's raw bytes: enough for RIG_FS_READ_MAX_LINE_CHARS characters
  * of 4 bytes each, and the whole of the last one. */
 #define LINE_RAW_MAX (RIG_FS_READ_MAX_LINE_CHARS * 4 + 8)
@@ -139,11 +146,17 @@ static sniff sniff_bytes(const unsigned char *p, size_t n) {
     return (sniff){K_TEXT, NULL, "text"};
 }
 
+/* ---- a seam for tests -------------------------------------------------- */
+
+static rig__fs_pread_fn pread_fn = pread;
+
+void rig__fs_set_pread_fn(rig__fs_pread_fn fn) { pread_fn = fn ? fn : pread; }
+
 /* read(2) until `n` bytes or end of file, from `off`. -1 on error. */
 static ssize_t pread_full(int fd, void *p, size_t n, off_t off) {
     size_t got = 0;
     while (got < n) {
-        ssize_t k = pread(fd, (char *)p + got, n - got, off + (off_t)got);
+        ssize_t k = pread_fn(fd, (char *)p + got, n - got, off + (off_t)got);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)
@@ -354,20 +367,32 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
     bool open = false;    /* has line `no` any bytes yet? */
     off_t at = 0;
     rig_result *fail = NULL;
+    /* No further than the size at the start (0 may be a pseudo-file whose
+     * size is unknown: then as far as a whole read may go). */
+    off_t size = st->st_size > 0 ? st->st_size : (off_t)RIG_FS_READ_WHOLE_MAX + 1;
+    bool counted = true, shrank = false;
     for (;;) {
         if (rig_call_cancelled(call)) {
             fail = rig_result_error("The read of '%s' was cancelled.", path);
             break;
         }
-        ssize_t n = pread(fd, chunk, CHUNK, at);
+        if (at >= size)
+            break;
+        if (at >= SCAN_MAX && (tr->full || no > tr->last)) {
+            counted = false; /* the window is done; the rest is not counted */
+            break;
+        }
+        ssize_t n = pread_fn(fd, chunk, size - at < CHUNK ? (size_t)(size - at) : CHUNK, at);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
             fail = rig_result_error("Reading '%s' failed: %s.", path, strerror(errno));
             break;
         }
-        if (n == 0)
+        if (n == 0) {
+            shrank = st->st_size > 0; /* it ended before its size */
             break;
+        }
         at += n;
         const unsigned char *p = chunk, *end = chunk + n;
         while (p < end) {
@@ -392,6 +417,12 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
     if (!fail && !tr->out.oom && open && wanted(tr, no))
         emit(tr, no, false);
     int64_t total = open ? no : no - 1;
+    struct stat now;
+    if (fstat(fd, &now) != 0)
+        now = *st;
+    bool changed = shrank || now.st_size != st->st_size ||
+                   now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
+                   now.st_mtim.tv_nsec != st->st_mtim.tv_nsec;
     if (fail || tr->out.oom) {
         free(tr->out.p);
         free(tr);
@@ -411,7 +442,16 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
         r = rig_result_new();
         rig_result_textn(r, tr->out.p ? tr->out.p : "", tr->out.len);
         buf note = {0};
-        if (tr->shown_first > 1 || tr->shown_last < total) {
+        if (!counted) {
+            buf_addf(&note, "[Lines %" PRId64 "-%" PRId64 " of at least %" PRId64 " shown (the "
+                            "file is %.1f MiB; lines past the first %lld MiB were not counted)",
+                     tr->shown_first, tr->shown_last, total, (double)st->st_size / (1024 * 1024),
+                     (long long)(SCAN_MAX >> 20));
+            if (tr->full)
+                buf_addf(&note, "; the rest of the lines asked for did not fit in one result");
+            buf_addf(&note, ". Call read_file with offset=%" PRId64 " to read more.]",
+                     tr->shown_last + 1);
+        } else if (tr->shown_first > 1 || tr->shown_last < total) {
             buf_addf(&note, "[Lines %" PRId64 "-%" PRId64 " of %" PRId64 " shown", tr->shown_first,
                      tr->shown_last, total);
             if (tr->full)
@@ -440,6 +480,11 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
             r = rig_result_error("Out of memory reading '%s'.", path);
         }
     }
+    if (changed && r)
+        rig_result_textf(r, "[The file changed while it was read (%lld bytes when the read "
+                            "began, %lld at its end): what is shown may mix old and new "
+                            "content. Read it again.]",
+                         (long long)st->st_size, (long long)now.st_size);
     free(tr->out.p);
     free(tr);
     return r;
@@ -447,8 +492,14 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
 
 /* ---- the tool ----------------------------------------------------------- */
 
+static rig_result *read_file_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *read_file_run(rig_call *call) {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, read_file_run_in);
+}
+
+static rig_result *read_file_run_in(rig_call *call, rig_roots *roots) {
     const char *path = rig_call_str(call, "path", NULL);
     if (!path || !*path)
         return rig_result_error("A path is needed: call read_file with the file's path.");

@@ -13,7 +13,8 @@
  * is untouched and the temporary removed. A leaf that is a symlink inside
  * the roots is written through: its target, resolved confined, is
  * replaced and the link kept. append=true writes with O_APPEND, looping
- * until every byte is written, and says how many were on failure.
+ * until every byte is written; on failure (a full disk) the file is cut
+ * back to its old size, so nothing of the content is left half-appended.
  *
  * move_file renames with RENAME_NOREPLACE unless overwrite=true; across
  * file systems (EXDEV) a regular file is copied the same atomic way and
@@ -447,13 +448,24 @@ static rig_result *do_write(rig_call *call, rig_roots *roots, const char *shown,
                                     "files only.",
                                     shown);
         }
+        off_t before = now.st_size;
         size_t done = 0;
         int e = write_all(fd, content, len, &done);
         if (!e && fsync(fd) != 0)
             e = errno;
         off_t size = fstat(fd, &now) == 0 ? now.st_size : -1;
+        /* All or nothing: on failure cut the file back to its old size,
+         * unless someone else appended meanwhile (the size says so). */
+        bool undone = e && size == before + (off_t)done &&
+                      (done == 0 || ftruncate(fd, before) == 0);
         close(fd);
+        if (undone && !exists && before == 0)
+            unlinkat(pfd, leaf, 0); /* created by this call, and empty */
         close(pfd);
+        if (e && undone)
+            return rig_result_error("Appending to '%s' failed: %s. Nothing was appended: %s",
+                                    shown, strerror(e),
+                                    exists ? "the file is as it was." : "no file was created.");
         if (e)
             return rig_result_error("Appending to '%s' failed after %zu of %zu bytes were "
                                     "written: %s. The file now ends with those %zu bytes; check "
@@ -495,9 +507,16 @@ static rig_result *do_write(rig_call *call, rig_roots *roots, const char *shown,
     return r;
 }
 
+static rig_result *write_file_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *write_file_run(rig_call *call)
 {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, write_file_run_in);
+}
+
+static rig_result *write_file_run_in(rig_call *call, rig_roots *roots)
+{
     const char *path = rig_call_str(call, "path", NULL);
     size_t len = 0;
     const char *content = rig_call_str(call, "content", &len);
@@ -559,9 +578,16 @@ rig_tool *rig__write_file_tool_new(rig_roots *roots, rig_error *err)
 
 /* ---- create_directory --------------------------------------------------- */
 
+static rig_result *create_directory_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *create_directory_run(rig_call *call)
 {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, create_directory_run_in);
+}
+
+static rig_result *create_directory_run_in(rig_call *call, rig_roots *roots)
+{
     const char *path = rig_call_str(call, "path", NULL);
     if (!path || !*path)
         return rig_result_error("A path is needed: call create_directory with the directory's "
@@ -656,9 +682,16 @@ static rig_result *move_by_copy(int spfd, const char *sleaf, int dpfd, const cha
     return r;
 }
 
+static rig_result *move_file_run_in(rig_call *call, rig_roots *roots);
+
+/* In the roots of the call's session, held for the whole call (fs.c). */
 static rig_result *move_file_run(rig_call *call)
 {
-    rig_roots *roots = rig_call_data(call);
+    return rig__fs_with_roots(call, move_file_run_in);
+}
+
+static rig_result *move_file_run_in(rig_call *call, rig_roots *roots)
+{
     const char *src = rig_call_str(call, "source", NULL);
     const char *dst = rig_call_str(call, "destination", NULL);
     bool overwrite = rig_call_bool(call, "overwrite", false);

@@ -146,6 +146,18 @@ readcall='{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_f
 ok "--root repeats: file tools in each, relative paths in the first" \
    'serve --root "$tmp/sr1" --root "$tmp/sr2" < <(printf "%s\n" "$init" "$inited" "$globcall" "$readcall"); [ $rc = 0 ] &&
     has "d/a.c" && ! has "b.c\\n" && has "beta" && [ $(count) = 3 ]'
+# A client with roots: rig asks (its first request: id 1) once initialized;
+# the answer replaces --root for the session. Lines are handled in order,
+# so the answer is in force before the calls after it.
+rinit='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"sh","version":"1"}}}'
+rroots='{"jsonrpc":"2.0","id":1,"result":{"roots":[{"uri":"file://'"$tmp"'/sr2"}]}}'
+relcall='{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"b.c"}}}'
+ok "client roots: roots/list asked after initialized; the answer replaces --root" \
+   'serve --root "$tmp/sr1" < <(printf "%s\n" "$rinit" "$inited" "$rroots" "$relcall" "$globcall"); [ $rc = 0 ] &&
+    has "\"id\":1,\"method\":\"roots/list\"" && has "beta" && ! has "d/a.c" && [[ "$err" == *"client'"'"'s roots: $tmp/sr2"* ]]'
+ok "client roots: --fixed-roots asks nothing and keeps --root" \
+   'serve --root "$tmp/sr1" --fixed-roots < <(printf "%s\n" "$rinit" "$inited" "$rroots" "$relcall" "$globcall"); [ $rc = 0 ] &&
+    ! has "roots/list" && ! has "beta" && has "d/a.c" && [ $(count) = 3 ]'
 ok "a bad second --root is a usage error naming it" \
    'serve --root "$tmp/sr1" --root "$tmp/nope" </dev/null; [ $rc = 2 ] && [[ "$err" == *"$tmp/nope"* ]]'
 ok "--http without HOST:PORT: a usage error that says so" 'serve --http nonsense </dev/null; [ $rc = 2 ] && [[ "$err" == *"HOST:PORT"* ]] && [ -z "$out" ]'

@@ -9,13 +9,15 @@
 // does the same handshake against `--token secret`. With CONFORMANCE_SERVER
 // (examples/conformance_server) it also answers elicitation/create and
 // sampling/createMessage that a tool sends (sdk_ask.mjs); without it those
-// checks are skipped.
+// checks are skipped. A client's roots replacing --root for the file tools,
+// per session, are checked in sdk_roots.mjs.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { askChecks } from './sdk_ask.mjs';
+import { rootsChecks } from './sdk_roots.mjs';
 
 const rig = process.argv[2];
 const example = process.argv[3];
@@ -328,6 +330,17 @@ if (tup) {
   tsrv.proc.kill('SIGKILL');
 }
 await check('rig serve --http --token exits 0 on SIGTERM', async () => (tup ? stopServer(tsrv) : { ok: false, diag: tsrv.err }));
+
+// ---- the client's roots (sdk_roots.mjs): several sessions on one server ---------
+
+await rootsChecks(check, async (args) => {
+  const rsrv = startServer(rig, ['serve', '--http', '127.0.0.1:0', ...args], 'stdout');
+  await rsrv.ready;
+  return {
+    connect: (client) => within(client.connect(new StreamableHTTPClientTransport(rsrv.url)), 10000, 'connect'),
+    stop: () => stopServer(rsrv),
+  };
+}, 'HTTP', { sessions: true });
 
 // ---- examples/conformance_server --http: server-to-client requests ---------------
 

@@ -7,12 +7,14 @@
 // sends notifications/cancelled) and asks for progress (onprogress makes
 // it send a progressToken). With CONFORMANCE_SERVER (examples/conformance_server)
 // it also answers the elicitation/create and sampling/createMessage a tool
-// sends (sdk_ask.mjs); without it those checks are skipped.
+// sends (sdk_ask.mjs); without it those checks are skipped. A client's roots
+// replacing --root for the file tools are checked in sdk_roots.mjs.
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { askChecks } from './sdk_ask.mjs';
+import { rootsChecks } from './sdk_roots.mjs';
 
 const rig = process.argv[2];
 const example = process.argv[3];
@@ -192,6 +194,30 @@ await check('close: rig exits 0 on end of input, before the SDK resorts to SIGTE
   const st = exited ? await exited : { code: 0, signal: null };
   return { ok: st.code === 0 && st.signal === null && ms < 2000, diag: { ...st, ms, stderr: stderr.join('') } };
 });
+
+// ---- the client's roots (sdk_roots.mjs): one rig serve per client ---------------
+
+await rootsChecks(check, async (args) => {
+  const errs = [];
+  let t = null;
+  let cl = null;
+  let exited = null;
+  return {
+    connect: async (client) => {
+      t = new StdioClientTransport({ command: rig, args: ['serve', ...args], stderr: 'pipe' });
+      t.stderr?.on('data', (d) => errs.push(String(d)));
+      cl = client;
+      await client.connect(t);
+      const proc = t._process; // the transport's own; the SDK offers no exit status
+      exited = proc ? new Promise((r) => proc.once('exit', (code, signal) => r({ code, signal }))) : null;
+    },
+    stop: async () => {
+      await cl?.close().catch(() => {});
+      const st = exited ? await exited : { code: 0, signal: null };
+      return { ok: st.code === 0 && st.signal === null, diag: { ...st, stderr: errs.join('') } };
+    },
+  };
+}, 'stdio');
 
 // ---- examples/conformance_server over stdio: server-to-client requests ----------
 

@@ -197,7 +197,7 @@ static void test_gitignore_and_hidden(void **state) {
     /* All ignored: the note says so. */
     t = globbed("{\"path\":\"g\",\"pattern\":\"build/*\"}");
     assert_contains(t, "No files match");
-    assert_contains(t, "matched by .gitignore");
+    assert_contains(t, "matched by ignore files");
     free(t);
 }
 

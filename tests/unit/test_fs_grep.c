@@ -10,7 +10,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builtin_testing.h"
@@ -39,6 +41,12 @@ static int put(const char *name, const char *text, size_t len) {
 }
 #define PUT(name, text) put(name, text, sizeof text - 1)
 
+static void unlink_in(const char *name) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", root, name);
+    unlink(p);
+}
+
 static int mk(const char *name) {
     char p[512];
     snprintf(p, sizeof p, "%s/%s", root, name);
@@ -61,7 +69,7 @@ static int setup(void **state) {
         return -1;
     fputs("hello TOP-SECRET\n", f);
     fclose(f);
-    if (mk("src") || mk("src/sub") || mk("build") || mk(".hid") || mk("pg"))
+    if (mk(".git") || mk("src") || mk("src/sub") || mk("build") || mk(".hid") || mk("pg"))
         return -1;
     if (PUT("src/a.c", "int main(void) {\n    return hello_world();\n}\n") ||
         PUT("src/b.h", "/* Hello there */\nint hello_world(void);\n") ||
@@ -252,6 +260,301 @@ static void test_errors(void **state) {
     rig_result_free(r);
 }
 
+/* The whole-buffer scan finds exactly the lines a line-by-line search
+ * finds: each pattern is run as is and again with an empty lookahead
+ * appended, which means the same but forces the line-by-line search. */
+static void test_scan_matches_line_search(void **state) {
+    (void)state;
+    PUT("sc.txt", "a\nb x\r\n\n  }\nend of it\r\nmid a b\n\nzz\tq\nlast a");
+    const char *pats[] = {"a\\\\sb", "\\\\s$", "^$", "x*", "\\\\n", "[^x]+", "b$",
+                          "^\\\\s*}", ".", "\\\\bend\\\\b", "(?s)a.b", "\\\\r$", "a$",
+                          "q$", "^l", "\\\\s+", "[\\\\s\\\\S]b", "a\\\\s*$"};
+    const char *modes[] = {"content", "count"};
+    char args[512];
+    for (size_t m = 0; m < 2; m++)
+        for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+            snprintf(args, sizeof args,
+                     "{\"pattern\":\"%s\",\"path\":\"sc.txt\",\"output_mode\":\"%s\"}",
+                     pats[i], modes[m]);
+            char *fast = grepped(args);
+            snprintf(args, sizeof args,
+                     "{\"pattern\":\"%s(?=)\",\"path\":\"sc.txt\",\"output_mode\":\"%s\"}",
+                     pats[i], modes[m]);
+            char *slow = grepped(args);
+            if (strncmp(fast, "No matches", 10) == 0)
+                assert_true(strncmp(slow, "No matches", 10) == 0);
+            else if (strcmp(fast, slow) != 0)
+                fail_msg("pattern %s (%s): scan gave\n%s\nline by line\n%s", pats[i],
+                         modes[m], fast, slow);
+            free(fast);
+            free(slow);
+        }
+    /* \s does not join lines: only the line with "a b" matches */
+    assert_grep("{\"pattern\":\"a\\\\sb\",\"path\":\"sc.txt\",\"output_mode\":\"content\"}",
+                "sc.txt:6:mid a b\n");
+    assert_grep("{\"pattern\":\"^$\",\"path\":\"sc.txt\",\"output_mode\":\"count\"}",
+                "sc.txt:2\n");
+    assert_grep("{\"pattern\":\"a$\",\"path\":\"sc.txt\",\"output_mode\":\"content\"}",
+                "sc.txt:1:a\nsc.txt:9:last a\n");
+    unlink_in("sc.txt");
+    /* A scan that hits the match limit goes on line by line: the match on
+     * the line after the costly one is still found. */
+    PUT("limit.txt", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nab\n");
+    char *t = grepped("{\"pattern\":\"(a|aa)*(a|aa)*(a|aa)*[bc]\",\"path\":\"limit.txt\","
+                      "\"output_mode\":\"content\"}");
+    assert_contains(t, "limit.txt:2:ab\n");
+    assert_contains(t, "matching limit");
+    free(t);
+    unlink_in("limit.txt");
+}
+
+/* Past the first few files the search runs on threads: the output is
+ * still in path order, and pages put together give the whole. */
+static void test_many_files_in_order(void **state) {
+    (void)state;
+    assert_int_equal(mk("many"), 0);
+    char name[64], want[8192] = "";
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "many/f%03d.txt", i);
+        if (i % 3 == 0) {
+            assert_int_equal(PUT(name, "nothing\nneedle here\nnot\n"), 0);
+            if (strlen(want) + 32 < sizeof want)
+                snprintf(want + strlen(want), sizeof want - strlen(want), "%s\n", name);
+        } else {
+            assert_int_equal(PUT(name, "nothing\n"), 0);
+        }
+    }
+    char args[256];
+    snprintf(args, sizeof args, "{\"pattern\":\"needle\",\"path\":\"many\",\"head_limit\":1000}");
+    assert_grep(args, want);
+    /* pages of 7 */
+    char got[8192] = "";
+    for (int off = 0; off < 100; off += 7) {
+        snprintf(args, sizeof args,
+                 "{\"pattern\":\"needle\",\"path\":\"many\",\"head_limit\":7,\"offset\":%d}",
+                 off);
+        char *t = grepped(args);
+        char *cut = strstr(t, "\n\n[truncated");
+        if (cut)
+            cut[1] = '\0';
+        else
+            assert_true(off + 7 >= 100); /* only the last page is whole */
+        strncat(got, t, sizeof got - strlen(got) - 1);
+        free(t);
+    }
+    assert_string_equal(got, want);
+    /* content mode: 100 matches, line numbers right */
+    char *t = grepped("{\"pattern\":\"needle\",\"path\":\"many\",\"output_mode\":"
+                      "\"content\",\"head_limit\":1000}");
+    assert_contains(t, "many/f000.txt:2:needle here\nmany/f003.txt:2:needle here\n");
+    assert_contains(t, "many/f297.txt:2:needle here\n");
+    free(t);
+    t = grepped("{\"pattern\":\"needle\",\"path\":\"many\",\"output_mode\":\"count\"}");
+    assert_contains(t, "many/f150.txt:1\n");
+    free(t);
+}
+
+/* .ignore and .rgignore: read everywhere, each overriding the one before. */
+static void test_ignore_files(void **state) {
+    (void)state;
+    assert_int_equal(mk("ig"), 0);
+    assert_int_equal(PUT("ig/.gitignore", "*.log\n"), 0);
+    assert_int_equal(PUT("ig/.ignore", "!keep.log\n*.tmp\n"), 0);
+    assert_int_equal(PUT("ig/.rgignore", "!keep.tmp\n"), 0);
+    assert_int_equal(PUT("ig/a.log", "hay\n"), 0);
+    assert_int_equal(PUT("ig/keep.log", "hay\n"), 0);
+    assert_int_equal(PUT("ig/b.tmp", "hay\n"), 0);
+    assert_int_equal(PUT("ig/keep.tmp", "hay\n"), 0);
+    assert_int_equal(PUT("ig/c.txt", "hay\n"), 0);
+    assert_grep("{\"pattern\":\"hay\",\"path\":\"ig\"}", "ig/c.txt\nig/keep.log\nig/keep.tmp\n");
+}
+
+/* type, exclude_patterns, max_results, "paths", and the page in
+ * structuredContent. */
+static void test_filters_and_structured(void **state) {
+    (void)state;
+    assert_grep("{\"pattern\":\"hello\",\"type\":\"c\"}", "src/a.c\nsrc/b.h\n");
+    assert_grep("{\"pattern\":\"hello\",\"type\":\"C\",\"glob\":\"*.c\"}", "src/a.c\n");
+    assert_grep("{\"pattern\":\"o\",\"path\":\"src\",\"type\":\"txt\"}",
+                "src/sub/meta.txt\n");
+    rig_error err;
+    rig_result *r = call_in(ts, "grep", NULL, "{\"pattern\":\"x\",\"type\":\"cobol\"}", &err);
+    assert_error_with(r, "Unknown file type 'cobol'");
+    char *t = text_of(r);
+    assert_contains(t, "py");
+    free(t);
+    rig_result_free(r);
+    /* exclude_patterns: a name, a directory, a path */
+    assert_grep("{\"pattern\":\"o\",\"path\":\"src\",\"exclude_patterns\":[\"*.h\"]}",
+                "src/a.c\nsrc/sub/c.c\nsrc/sub/meta.txt\n");
+    assert_grep("{\"pattern\":\"o\",\"path\":\"src\",\"exclude_patterns\":[\"sub/\"]}",
+                "src/a.c\nsrc/b.h\n");
+    assert_grep("{\"pattern\":\"o\",\"path\":\"src\",\"exclude_patterns\":[\"sub/*.c\","
+                "\"a.c\"]}",
+                "src/b.h\nsrc/sub/meta.txt\n");
+    /* ... which also hold with no_ignore */
+    assert_grep("{\"pattern\":\"hello\",\"no_ignore\":true,\"exclude_patterns\":[\"build\","
+                "\".hid/\",\"*.log\"]}",
+                "src/a.c\nsrc/b.h\n\n[1 binary file skipped.]");
+    t = grepped("{\"pattern\":\"hello\",\"path\":\"src\",\"exclude_patterns\":[\"*\"]}");
+    assert_contains(t, "exclude_patterns");
+    free(t);
+    /* paths is files_with_matches; max_results is head_limit */
+    assert_grep("{\"pattern\":\"hello\",\"path\":\"src\",\"output_mode\":\"paths\"}",
+                "src/a.c\nsrc/b.h\n");
+    r = call_in(ts, "grep", NULL,
+                "{\"pattern\":\"match\",\"path\":\"pg\",\"max_results\":4,\"offset\":2}", &err);
+    assert_ok_result(r, err);
+    t = text_of(r);
+    assert_true(strncmp(t, "pg/f02.txt\npg/f03.txt\npg/f04.txt\npg/f05.txt\n\n[truncated", 50) == 0);
+    free(t);
+    const char *sc = rig_result_structured_json(r, NULL);
+    assert_non_null(sc);
+    assert_string_equal(sc, "{\"mode\":\"files_with_matches\",\"offset\":2,\"shown\":4,"
+                            "\"truncated\":true,\"next_offset\":6,\"files_searched\":7,"
+                            "\"files_matched\":7}");
+    rig_result_free(r);
+    r = call_in(ts, "grep", NULL,
+                "{\"pattern\":\"match\",\"path\":\"pg\",\"output_mode\":\"count\","
+                "\"offset\":10}", &err);
+    assert_ok_result(r, err);
+    assert_string_equal(rig_result_structured_json(r, NULL),
+                        "{\"mode\":\"count\",\"offset\":10,\"shown\":2,\"truncated\":false,"
+                        "\"files_searched\":12,\"files_matched\":12}");
+    rig_result_free(r);
+}
+
+/* A deadline stops a search running on the threads: an error result,
+ * promptly, and nothing left behind (ASan and valgrind check). */
+static void test_deadline_stops_search(void **state) {
+    (void)state;
+    assert_int_equal(mk("slow"), 0);
+    /* Lines a backtracking pattern takes long over. */
+    char *text = malloc(64 * 1024 + 1);
+    assert_non_null(text);
+    for (size_t i = 0; i < 64 * 1024; i++)
+        text[i] = (i % 64 == 63) ? '\n' : 'a';
+    text[64 * 1024] = '\0';
+    char name[64];
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "slow/f%02d.txt", i);
+        assert_int_equal(put(name, text, 64 * 1024), 0);
+    }
+    free(text);
+    rig_call_opts opts = {0};
+    opts.timeout_ms = 200;
+    const char *args = "{\"pattern\":\"(a|aa)*(a|aa)*(a|aa)*(?=[bc])\",\"path\":\"slow\"}";
+    rig_error err;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rig_result *r = rig_toolset_call(ts, "grep", args, strlen(args), &opts, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long long took = (t1.tv_sec - t0.tv_sec) * 1000LL + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    assert_non_null(r);
+    assert_true(rig_result_is_error(r));
+    if (took > 5000)
+        fail_msg("the search went on for %lld ms past a 200 ms deadline", took);
+    rig_result_free(r);
+}
+
+/* Files past the 4 MiB read size are searched in chunks of whole lines:
+ * matches on either side of a chunk's end, line numbers carried across,
+ * a line longer than a chunk, context (which reads the file whole). */
+static void test_large_files_in_chunks(void **state) {
+    (void)state;
+    assert_int_equal(mk("big"), 0);
+    size_t lines = 200000; /* "line 000000\n": 12 bytes a line, 2.4 MB ... */
+    char p[512];
+    snprintf(p, sizeof p, "%s/big/a.txt", root);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    for (int rep = 0; rep < 3; rep++) /* ... 7.2 MB in all */
+        for (size_t i = 1; i <= lines; i++) {
+            size_t no = rep * lines + i;
+            if (no == 5 || no == 349525 || no == 349526 || no == 599999)
+                fprintf(f, "needle %05zu\n", no % 100000);
+            else
+                fprintf(f, "line %06zu\n", no % 1000000);
+        }
+    fclose(f);
+    assert_grep("{\"pattern\":\"needle\",\"path\":\"big/a.txt\",\"output_mode\":\"content\"}",
+                "big/a.txt:5:needle 00005\nbig/a.txt:349525:needle 49525\n"
+                "big/a.txt:349526:needle 49526\nbig/a.txt:599999:needle 99999\n");
+    assert_grep("{\"pattern\":\"needle\",\"path\":\"big\",\"output_mode\":\"count\"}",
+                "big/a.txt:4\n");
+    assert_grep("{\"pattern\":\"^line 599998$\",\"path\":\"big\",\"output_mode\":\"content\"}",
+                "big/a.txt:599998:line 599998\n");
+    assert_grep("{\"pattern\":\"needle 99999\",\"path\":\"big\",\"output_mode\":\"content\","
+                "\"context\":1}",
+                "big/a.txt-599998-line 599998\nbig/a.txt:599999:needle 99999\n"
+                "big/a.txt-600000-line 600000\n");
+    /* one line of 9 MB, the match at its end */
+    snprintf(p, sizeof p, "%s/big/b.txt", root);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 9 * 1024 * 1024; i++)
+        fputc('x', f);
+    fputs("END\nsecond\n", f);
+    fclose(f);
+    char *t = grepped("{\"pattern\":\"xEND$\",\"path\":\"big/b.txt\",\"output_mode\":\"count\"}");
+    assert_string_equal(t, "big/b.txt:1\n");
+    free(t);
+    assert_grep("{\"pattern\":\"second\",\"path\":\"big/b.txt\",\"output_mode\":\"content\"}",
+                "big/b.txt:2:second\n");
+    unlink(p);
+    /* past 64 MiB, context is refused for the file, with a note */
+    snprintf(p, sizeof p, "%s/big/c.txt", root);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)65 << 20), 0);
+    close(fd);
+    t = grepped("{\"pattern\":\"x\",\"path\":\"big/c.txt\",\"output_mode\":\"content\","
+                "\"context\":2}");
+    assert_contains(t, "search it without them");
+    free(t);
+    unlink(p);
+}
+
+typedef struct shrinker {
+    const char *path;
+    int delay_us;
+} shrinker;
+
+static void *shrink_later(void *arg) {
+    shrinker *sh = arg;
+    usleep((useconds_t)sh->delay_us);
+    (void)truncate(sh->path, 0);
+    return NULL;
+}
+
+/* A large file cut short while it is searched: no crash (a mapped file
+ * would die of SIGBUS here), a well-formed result. */
+static void test_file_shrinks_while_searched(void **state) {
+    (void)state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/shrink.txt", root);
+    char line[64];
+    memset(line, 'y', sizeof line - 1);
+    line[sizeof line - 2] = '\n';
+    line[sizeof line - 1] = '\0';
+    for (int round = 0; round < 8; round++) {
+        FILE *f = fopen(p, "w");
+        assert_non_null(f);
+        for (int i = 0; i < (6 << 20) / 63; i++)
+            fputs(line, f);
+        fputs("zzz\n", f);
+        fclose(f);
+        shrinker sh = {p, round * 300};
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, shrink_later, &sh), 0);
+        char *t = grepped("{\"pattern\":\"zzz|y{70}\",\"path\":\"shrink.txt\",\"output_mode\":\"count\"}");
+        pthread_join(th, NULL);
+        assert_true(strcmp(t, "shrink.txt:1\n") == 0 || strncmp(t, "No matches", 10) == 0);
+        free(t);
+    }
+    unlink(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tool_shape),
@@ -262,6 +565,13 @@ int main(void) {
         cmocka_unit_test(test_ignore_hidden_binary),
         cmocka_unit_test(test_paging),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_scan_matches_line_search),
+        cmocka_unit_test(test_many_files_in_order),
+        cmocka_unit_test(test_ignore_files),
+        cmocka_unit_test(test_filters_and_structured),
+        cmocka_unit_test(test_deadline_stops_search),
+        cmocka_unit_test(test_large_files_in_chunks),
+        cmocka_unit_test(test_file_shrinks_while_searched),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -357,6 +357,7 @@ static void test_exclude_patterns(void **state) {
 static void test_gitignore(void **state) {
     (void)state;
     mk("gi");
+    mk("gi/.git"); /* .gitignore files count inside a git repository only */
     put("gi/.gitignore", "# build products\n\n*.o\n!keep.o\nout/\n/top.txt\n"
                          "docs/**/*.png\n");
     put("gi/a.o", "");
@@ -387,10 +388,33 @@ static void test_gitignore(void **state) {
                                                            "[FILE] sub/b.o (0 bytes)\n"
                                                            "[FILE] sub/top.txt (0 bytes)\n");
     char *t = listing("{\"path\":\"gi\",\"recursive\":true}");
-    assert_contains(t, "5 matched by .gitignore");
+    assert_contains(t, "5 matched by ignore files");
     free(t);
     /* Listing the ignored directory itself works. */
     assert_listing("{\"path\":\"gi/out\"}", "[FILE] x (0 bytes)\n");
+    /* Starting below the repository's top: its .git is found above. */
+    assert_listing("{\"path\":\"gi/sub\"}", "[FILE] b.o (0 bytes)\n"
+                                              "[FILE] top.txt (0 bytes)\n");
+}
+
+/* ripgrep's rules outside a repository: .gitignore is not read, .ignore
+ * is, and .rgignore overrides .ignore. */
+static void test_ignore_files_outside_git(void **state) {
+    (void)state;
+    mk("ng");
+    put("ng/.gitignore", "*.o\n");
+    put("ng/.ignore", "*.tmp\nsecret/\n");
+    put("ng/.rgignore", "!keep.tmp\n");
+    put("ng/a.o", "");
+    put("ng/b.tmp", "");
+    put("ng/keep.tmp", "");
+    mk("ng/secret");
+    put("ng/secret/s.txt", "");
+    assert_listing("{\"path\":\"ng\",\"recursive\":true}", "[FILE] a.o (0 bytes)\n"
+                                                           "[FILE] keep.tmp (0 bytes)\n");
+    char *t = listing("{\"path\":\"ng\",\"recursive\":true}");
+    assert_contains(t, "2 matched by ignore files");
+    free(t);
 }
 
 static void test_symlinked_dir_not_followed(void **state) {
@@ -508,7 +532,7 @@ static void test_directory_tree(void **state) {
     assert_false(rig_json_exists(rig_json_pointer(top, "/2/children")));
     assert_true(rig_json_str_eq(rig_json_pointer(top, "/3/name"), "z.txt"));
     rig_json_doc_free(d);
-    assert_contains(block_text(r, 1), "1 matched by .gitignore");
+    assert_contains(block_text(r, 1), "1 matched by ignore files");
     rig_result_free(r);
 
     r = callf("directory_tree", &err,
@@ -703,6 +727,7 @@ int main(void) {
         cmocka_unit_test(test_recursion_and_depth),
         cmocka_unit_test(test_exclude_patterns),
         cmocka_unit_test(test_gitignore),
+        cmocka_unit_test(test_ignore_files_outside_git),
         cmocka_unit_test(test_symlinked_dir_not_followed),
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_directory_tree),

@@ -6,7 +6,11 @@
  *
  * Text: whole files, offset/limit windows and their notes, line numbers,
  * CRLF, a missing final newline, the 1 MiB whole-read refusal, the output
- * budget, invalid UTF-8, long lines. Binary: detection (NUL, the 30% rule
+ * budget, invalid UTF-8, long lines; a 2 GiB sparse file (refused whole,
+ * paged reading no more than SCAN_MAX of it, counted through the pread
+ * seam); files that grow, shrink or empty while they are read (the seam
+ * changes them between two reads: the read ends, the result is well
+ * formed and says the file changed). Binary: detection (NUL, the 30% rule
  * both sides, signatures), and binary=true as image, audio, PDF and
  * octet-stream blocks with their exact base64. Errors: directories, FIFOs,
  * missing files, paths outside the root, schema violations. */
@@ -59,6 +63,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
+    rig__fs_set_pread_fn(NULL);
     rig_toolset_free(ts);
     rig_roots_free(roots);
     nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -401,6 +406,178 @@ static void test_long_line(void **state) {
     free(text);
 }
 
+/* ---- huge files, files that change while read --------------------------- */
+
+static char seam_path[256];   /* the file the seams below change */
+static int read_calls;        /* pread calls by read_file */
+static long long read_bytes;  /* bytes they returned */
+static int cut_after;         /* truncate the file after this call ... */
+static off_t cut_to;          /* ... to this size */
+
+static ssize_t counting_pread(int fd, void *p, size_t n, off_t off) {
+    read_calls++;
+    ssize_t k = pread(fd, p, n, off);
+    if (k > 0)
+        read_bytes += k;
+    return k;
+}
+
+/* After every read, 65535 more bytes of "grow\n" lines at the end (a busy
+ * log); at most 1000 times, so a reader that follows it still ends. */
+static ssize_t growing_pread(int fd, void *p, size_t n, off_t off) {
+    static char more[65535];
+    ssize_t k = counting_pread(fd, p, n, off);
+    if (read_calls <= 1000) {
+        for (size_t i = 0; i < sizeof more; i++)
+            more[i] = "grow\n"[i % 5];
+        int w = open(seam_path, O_WRONLY | O_APPEND);
+        assert_true(w >= 0);
+        assert_int_equal(write(w, more, sizeof more), (ssize_t)sizeof more);
+        close(w);
+    }
+    return k;
+}
+
+static ssize_t cutting_pread(int fd, void *p, size_t n, off_t off) {
+    ssize_t k = counting_pread(fd, p, n, off);
+    if (read_calls == cut_after)
+        assert_int_equal(truncate(seam_path, cut_to), 0);
+    return k;
+}
+
+static void seam(const char *name, rig__fs_pread_fn fn) {
+    snprintf(seam_path, sizeof seam_path, "%s/%s", root, name);
+    read_calls = 0;
+    read_bytes = 0;
+    rig__fs_set_pread_fn(fn);
+}
+
+/* `lines` lines "line K", then a hole (zeros) up to `size` bytes. */
+static void put_sparse(const char *name, int lines, off_t size) {
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", root, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    for (int i = 1; i <= lines; i++)
+        fprintf(f, "line %d\n", i);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(truncate(p, size), 0);
+}
+
+static void test_huge_file(void **state) {
+    (void)state;
+    put_sparse("huge.txt", 1000, (off_t)2 << 30);
+    rig_error err;
+    rig_result *r = callf(&err, "{\"path\":\"huge.txt\"}");
+    assert_error_with(r, "'huge.txt' is 2048.0 MiB (2147483648 bytes), too large to read whole. "
+                         "Call read_file with offset and limit to read part of it");
+    rig_result_free(r);
+
+    /* A page of it reads the page and at most 64 MiB more to count lines,
+     * not the 2 GiB. */
+    seam("huge.txt", counting_pread);
+    double t0 = now_s();
+    r = callf(&err, "{\"path\":\"huge.txt\",\"offset\":5,\"limit\":3}");
+    double took = now_s() - t0;
+    assert_ok_result(r, err);
+    assert_int_equal(rig_result_count(r), 2);
+    assert_string_equal(block_text(r, 0), "line 5\nline 6\nline 7\n");
+    assert_string_equal(block_text(r, 1),
+                        "[Lines 5-7 of at least 1001 shown (the file is 2048.0 MiB; lines past "
+                        "the first 64 MiB were not counted). Call read_file with offset=8 to "
+                        "read more.]");
+    rig_result_free(r);
+    print_message("# a 3-line page of a 2 GiB file: %lld bytes read in %.3f s\n", read_bytes,
+                  took);
+    assert_true(read_bytes <= (64 << 20) + 64 * 1024 + 8192);
+
+    char p[256];
+    snprintf(p, sizeof p, "%s/huge.txt", root);
+    unlink(p);
+}
+
+static void test_grows_while_read(void **state) {
+    (void)state;
+    puts_("busy.log", "a\nb\nc\n");
+    seam("busy.log", growing_pread);
+    rig_error err;
+    rig_result *r = callf(&err, "{\"path\":\"busy.log\"}");
+    /* The 6 bytes it had when the read began, and a note; two reads for
+     * the sniff (6 bytes, then the first 8186 that came after), one for
+     * the text. */
+    assert_ok_result(r, err);
+    assert_int_equal(rig_result_count(r), 2);
+    assert_string_equal(block_text(r, 0), "a\nb\nc\n");
+    char want[256];
+    snprintf(want, sizeof want,
+             "[The file changed while it was read (6 bytes when the read began, %d at its "
+             "end): what is shown may mix old and new content. Read it again.]",
+             6 + 3 * 65535);
+    assert_string_equal(block_text(r, 1), want);
+    assert_int_equal(read_calls, 3);
+    rig_result_free(r);
+}
+
+static void test_shrinks_while_read(void **state) {
+    (void)state;
+    char *text = malloc(20000 * 11 + 1);
+    assert_non_null(text);
+    for (int i = 0; i < 20000; i++)
+        snprintf(text + 11 * i, 12, "line %05d\n", i + 1);
+    puts_("cut.txt", text);
+    free(text);
+
+    /* Cut to 22 bytes after the first 64 KiB of the text read (call 2;
+     * call 1 was the sniff): the read ends at the next. */
+    seam("cut.txt", cutting_pread);
+    cut_after = 2;
+    cut_to = 22;
+    rig_error err;
+    rig_result *r = callf(&err, "{\"path\":\"cut.txt\",\"limit\":5}");
+    assert_ok_result(r, err);
+    assert_int_equal(rig_result_count(r), 3);
+    assert_string_equal(block_text(r, 0),
+                        "line 00001\nline 00002\nline 00003\nline 00004\nline 00005\n");
+    /* 65536 bytes held 5957 lines and the start of one more. */
+    assert_string_equal(block_text(r, 1),
+                        "[Lines 1-5 of 5958 shown. Call read_file with offset=6 to read more.]");
+    assert_string_equal(block_text(r, 2),
+                        "[The file changed while it was read (220000 bytes when the read began, "
+                        "22 at its end): what is shown may mix old and new content. Read it "
+                        "again.]");
+    assert_int_equal(read_calls, 3);
+    rig_result_free(r);
+
+    /* Cut the same way under a window further on: past the end, said so. */
+    puts_("cut.txt", "");
+    text = malloc(20000 * 11 + 1);
+    assert_non_null(text);
+    for (int i = 0; i < 20000; i++)
+        snprintf(text + 11 * i, 12, "line %05d\n", i + 1);
+    puts_("cut.txt", text);
+    free(text);
+    seam("cut.txt", cutting_pread);
+    r = callf(&err, "{\"path\":\"cut.txt\",\"offset\":10000,\"limit\":5}");
+    assert_error_with(r, "offset=10000 is past the end of 'cut.txt', which has 5958 lines");
+    assert_error_with(r, "[The file changed while it was read (220000 bytes when the read "
+                         "began, 22 at its end)");
+    rig_result_free(r);
+
+    /* Emptied between the sniff and the text. */
+    puts_("gone.txt", "abc\n");
+    seam("gone.txt", cutting_pread);
+    cut_after = 1;
+    cut_to = 0;
+    r = callf(&err, "{\"path\":\"gone.txt\"}");
+    assert_ok_result(r, err);
+    assert_int_equal(rig_result_count(r), 2);
+    assert_string_equal(block_text(r, 0), "[The file 'gone.txt' is empty.]");
+    assert_string_equal(block_text(r, 1),
+                        "[The file changed while it was read (4 bytes when the read began, 0 at "
+                        "its end): what is shown may mix old and new content. Read it again.]");
+    rig_result_free(r);
+}
+
 /* ---- binary ------------------------------------------------------------- */
 
 static void test_binary_detection(void **state) {
@@ -647,6 +824,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_output_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_invalid_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grows_while_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shrinks_while_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_binary_detection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wav, setup, teardown),

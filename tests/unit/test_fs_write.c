@@ -8,10 +8,13 @@
  * symlink leaf inside (written through) and outside (refused), paths
  * outside, a failing write in the middle of a replace (through the
  * write seam, with O_TMPFILE and with a named temporary: original
- * intact, no temporary left) and of an append. create_directory: new,
+ * intact, no temporary left) and of an append (taken back whole, and
+ * no file left when the append was creating it). create_directory: new,
  * existing, nested, a file in the way. move_file: rename, no-overwrite
  * refusal, overwrite, a missing destination directory, outside, across
- * file systems (/dev/shm, when it is one). Schema errors for all three. */
+ * file systems (/dev/shm, when it is one). Schema errors for all three.
+ * A real full disk and a read-only file system: tests/cli/
+ * test_fs_full_disk.sh. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -342,15 +345,28 @@ static void test_append(void **state) {
     assert_int_equal(strlen(got), 2508);
     free(got);
 
-    /* A failure in the middle says how much was written. */
+    /* A failure in the middle takes back the 1000 bytes that went out:
+     * the file is byte for byte what it was. */
+    char *was = slurp("log.txt");
+    assert_int_equal(stat(p, &before), 0);
     flaky(2);
     r = callf("write_file", &err, "{\"path\":\"log.txt\",\"content\":\"%s\",\"append\":true}", big);
-    assert_error_with(r, "Appending to 'log.txt' failed after 1000 of 2500 bytes were written: "
-                         "No space left on device");
+    assert_error_with(r, "Appending to 'log.txt' failed: No space left on device. Nothing was "
+                         "appended: the file is as it was.");
     rig_result_free(r);
-    got = slurp("log.txt");
-    assert_int_equal(strlen(got), 3508);
-    free(got);
+    assert_int_equal(writes, 2);
+    assert_file("log.txt", was);
+    free(was);
+    assert_int_equal(stat(p, &after), 0);
+    assert_int_equal(after.st_ino, before.st_ino);
+
+    /* Appending to a new file that fails leaves no file behind. */
+    flaky(2);
+    r = callf("write_file", &err, "{\"path\":\"new.log\",\"content\":\"%s\",\"append\":true}", big);
+    assert_error_with(r, "Nothing was appended: no file was created.");
+    rig_result_free(r);
+    assert_false(exists("new.log"));
+    assert_no_temp(".");
 }
 
 static void test_create_parents(void **state) {

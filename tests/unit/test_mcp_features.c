@@ -1,7 +1,8 @@
 /* test_mcp_features.c — the MCP engine's features beyond tools, driven
  * without a transport as in test_mcp_server.c: resources (list, templates,
  * read, subscribe), prompts, completion, logging, tools that ask the client
- * (sampling and friends), stream closing, and list_changed notifications.
+ * (sampling and friends), stream closing, list_changed notifications, and
+ * the roots/list the engine itself sends a client with roots.
  * Every message sent is captured with its route and checked. */
 #include <inttypes.h>
 #include <pthread.h>
@@ -1855,6 +1856,283 @@ static void test_tools_list_changed(void **state)
     session_open(f, &f->b);
 }
 
+/* ---- the client's roots (roots/list sent by the engine) ----------------------------- */
+
+/* What the application's callbacks heard (on the test's own thread: the
+ * receiving thread). */
+static struct {
+    int calls;
+    char session[32];
+    char paths[8][256];
+    size_t n;
+    const char *note; /* told back to the client, when set */
+    int ends;
+    char ended[4][32];
+} rl;
+
+static void on_roots(const char *key, const char *const *paths, size_t n, void *ud,
+                     rig_error *note)
+{
+    assert_ptr_equal(ud, &rl);
+    assert_non_null(note);
+    assert_int_equal(note->message[0], '\0');
+    rl.calls++;
+    snprintf(rl.session, sizeof rl.session, "%s", key);
+    rl.n = n;
+    for (size_t i = 0; i < n && i < 8; i++)
+        snprintf(rl.paths[i], sizeof rl.paths[i], "%s", paths[i]);
+    if (rl.note)
+        rig_error_set(note, RIG_EINVAL, "%s", rl.note);
+}
+
+static void on_end(const char *key, void *ud)
+{
+    assert_ptr_equal(ud, &rl);
+    if (rl.ends < 4)
+        snprintf(rl.ended[rl.ends], sizeof rl.ended[0], "%s", key);
+    rl.ends++;
+}
+
+static void roots_listen(fixture *f)
+{
+    memset(&rl, 0, sizeof rl);
+    rig_mcp_server_on_roots(f->s, on_roots, &rl);
+    rig_mcp_server_on_session_end(f->s, on_end, &rl);
+}
+
+/* Message i is rig's roots/list, of no request; its id. */
+static int64_t check_roots_ask(session *s, int i)
+{
+    rig_json_doc *d = doc_at(s, i);
+    rig_json_val r = rig_json_doc_root(d);
+    assert_true(rig_json_str_eq(rig_json_get(r, "method"), "roots/list"));
+    assert_json(rig_json_get(r, "params"), "{}");
+    int64_t id = -1;
+    if (rig_json_get_int64(rig_json_get(r, "id"), &id) != 0)
+        fail_msg("roots/list without an integer id: %s", s->msgs[i].json);
+    assert_related(&s->msgs[i], NULL);
+    assert_false(s->msgs[i].final);
+    assert_false(s->msgs[i].close);
+    rig_json_doc_free(d);
+    return id;
+}
+
+/* Initialize with `caps`; the number of messages initialized brought. */
+static int initialize_counting(session *s, const char *caps)
+{
+    inf(s, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":%s,"
+           "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+        caps);
+    assert_int_equal(s->n, 1);
+    clear(s);
+    in(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    return s->n;
+}
+
+/* The data of the one warning queued for flush: must hold each of `want`. */
+static void expect_warning(session *s, const char *const *want, size_t n)
+{
+    flush(s);
+    int i = find_method(s, 0, "notifications/message");
+    if (i < 0)
+        fail_msg("no log message; %d sent", s->n);
+    rig_json_doc *d = doc_at(s, i);
+    rig_json_val p = rig_json_get(rig_json_doc_root(d), "params");
+    assert_true(rig_json_str_eq(rig_json_get(p, "level"), "warning"));
+    assert_true(rig_json_str_eq(rig_json_get(p, "logger"), "rig"));
+    char data[2048] = "";
+    rig_json_str_copy(rig_json_get(p, "data"), data, sizeof data, NULL);
+    for (size_t k = 0; k < n; k++)
+        if (!strstr(data, want[k]))
+            fail_msg("log '%s' lacks '%s'", data, want[k]);
+    assert_related(&s->msgs[i], NULL);
+    rig_json_doc_free(d);
+}
+
+static void test_roots_asked_after_initialized(void **state)
+{
+    fixture *f = *state;
+    roots_listen(f);
+    /* A client with roots: asked as it says it is initialized. */
+    assert_int_equal(initialize_counting(&f->a, "{\"roots\":{\"listChanged\":true}}"), 1);
+    int64_t id = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    /* One without: never asked, not even when it says its roots changed. */
+    assert_int_equal(initialize_counting(&f->b, "{\"sampling\":{}}"), 0);
+    in(&f->b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    assert_int_equal(f->b.n, 0);
+    /* An application that does not listen: no client is asked. */
+    rig_mcp_server_on_roots(f->s, NULL, NULL);
+    session deaf = {0};
+    session_open(f, &deaf);
+    assert_int_equal(initialize_counting(&deaf, "{\"roots\":{}}"), 0);
+    in(&deaf, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    assert_int_equal(deaf.n, 0);
+    session_close(&deaf);
+    rig_mcp_server_on_roots(f->s, on_roots, &rl);
+    /* Before initialize, list_changed asks nothing. */
+    session fresh = {0};
+    session_open(f, &fresh);
+    in(&fresh, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    assert_int_equal(fresh.n, 0);
+    const char *key = rig_mcp_conn_session(fresh.conn);
+    assert_non_null(key);
+    assert_int_equal(strncmp(key, "mcp-", 4), 0);
+    char fresh_key[32];
+    snprintf(fresh_key, sizeof fresh_key, "%s", key);
+    session_close(&fresh);
+    assert_int_equal(rl.ends, 2); /* deaf and fresh ended */
+    assert_string_equal(rl.ended[1], fresh_key);
+
+    /* The answer: file URIs decoded; others left out, and the client told. */
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":["
+               "{\"uri\":\"file:///tmp/a%%20b\",\"name\":\"space\"},"
+               "{\"uri\":\"https://example.com/repo\"},"
+               "{\"uri\":\"file://localhost/srv/%%E2%%9C%%93/x\"},"
+               "{\"uri\":\"file://elsewhere/share\"},"
+               "{\"uri\":\"FILE:/opt/q?query#frag\"},"
+               "{\"uri\":\"file:///bad%%zzescape\"},"
+               "{\"uri\":\"file:///nul%%00here\"}]}}",
+        id);
+    assert_int_equal(rl.calls, 1);
+    assert_string_equal(rl.session, rig_mcp_conn_session(f->a.conn));
+    assert_int_equal(rl.n, 3);
+    assert_string_equal(rl.paths[0], "/tmp/a b");
+    assert_string_equal(rl.paths[1], "/srv/\xE2\x9C\x93/x");
+    assert_string_equal(rl.paths[2], "/opt/q");
+    expect_warning(&f->a, (const char *const[]){"https://example.com/repo", "file://elsewhere/share",
+                                               "%zz", "%00"},
+                   4);
+    clear(&f->a);
+    /* The same answer again (a late duplicate): nobody listens for it. */
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":[]}}", id);
+    assert_int_equal(rl.calls, 1);
+
+    /* The session ends: the application hears of it. */
+    char a_key[32];
+    snprintf(a_key, sizeof a_key, "%s", rig_mcp_conn_session(f->a.conn));
+    session_close(&f->a);
+    assert_int_equal(rl.ends, 3);
+    assert_string_equal(rl.ended[2], a_key);
+    session_open(f, &f->a); /* for teardown */
+}
+
+static void test_roots_list_changed(void **state)
+{
+    fixture *f = *state;
+    roots_listen(f);
+    assert_int_equal(initialize_counting(&f->a, "{\"roots\":{\"listChanged\":true}}"), 1);
+    int64_t id1 = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":"
+               "[{\"uri\":\"file:///one\"}]}}", id1);
+    assert_int_equal(rl.calls, 1);
+    assert_string_equal(rl.paths[0], "/one");
+    flush(&f->a);
+    assert_int_equal(f->a.n, 0); /* nothing to complain of */
+
+    /* list_changed: asked again, with a new id. */
+    in(&f->a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    assert_int_equal(f->a.n, 1);
+    int64_t id2 = check_roots_ask(&f->a, 0);
+    assert_true(id2 != id1);
+    clear(&f->a);
+    /* Changed again before answering: only the newest answer counts. */
+    in(&f->a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    int64_t id3 = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":"
+               "[{\"uri\":\"file:///stale\"}]}}", id2);
+    assert_int_equal(rl.calls, 1);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":"
+               "[{\"uri\":\"file:///two\"},{\"uri\":\"file:///three\"}]}}", id3);
+    assert_int_equal(rl.calls, 2);
+    assert_int_equal(rl.n, 2);
+    assert_string_equal(rl.paths[0], "/two");
+    assert_string_equal(rl.paths[1], "/three");
+    /* No roots at all is an answer too (the application decides). */
+    in(&f->a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    int64_t id4 = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":[]}}", id4);
+    assert_int_equal(rl.calls, 3);
+    assert_int_equal(rl.n, 0);
+    /* What the application notes reaches the client. */
+    rl.note = "Root '/gone' skipped: no such directory.";
+    in(&f->a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    int64_t id5 = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":"
+               "[{\"uri\":\"file:///gone\"}]}}", id5);
+    assert_int_equal(rl.calls, 4);
+    expect_warning(&f->a, (const char *const[]){"'/gone' skipped"}, 1);
+    clear(&f->a);
+    /* The other session was never asked. */
+    assert_int_equal(f->b.n, 0);
+}
+
+static void test_roots_bad_answers_keep_roots(void **state)
+{
+    fixture *f = *state;
+    roots_listen(f);
+    assert_int_equal(initialize_counting(&f->a, "{\"roots\":{}}"), 1);
+    int64_t id = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    /* An error answer: the application hears nothing; the client is told. */
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"error\":{\"code\":-32601,"
+               "\"message\":\"no roots here\"}}", id);
+    assert_int_equal(rl.calls, 0);
+    expect_warning(&f->a, (const char *const[]){"no roots here", "-32601", "keeps"}, 3);
+    clear(&f->a);
+    /* Malformed answers, each to a fresh ask. */
+    static const char *const bad[] = {
+        "{}",
+        "{\"roots\":\"file:///x\"}",
+        "{\"roots\":[{\"name\":\"no uri\"}]}",
+        "{\"roots\":[{\"uri\":\"file:///ok\"},{\"uri\":7}]}",
+        "{\"roots\":[\"file:///x\"]}",
+        "[]",
+        "\"roots\"",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        in(&f->a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+        id = check_roots_ask(&f->a, 0);
+        clear(&f->a);
+        inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":%s}", id, bad[i]);
+        if (rl.calls != 0)
+            fail_msg("answer %s reached the application", bad[i]);
+        expect_warning(&f->a, (const char *const[]){"Ignored the client's roots", "keeps"}, 2);
+        clear(&f->a);
+    }
+    /* A good answer after all that still counts. */
+    in(&f->a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
+    id = check_roots_ask(&f->a, 0);
+    clear(&f->a);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":"
+               "[{\"uri\":\"file:///fine\",\"name\":\"n\",\"_meta\":{}}]}}", id);
+    assert_int_equal(rl.calls, 1);
+    assert_string_equal(rl.paths[0], "/fine");
+    /* A tool's own roots/list (rig_call_ask) is still the tool's: the
+     * application hears nothing of it. */
+    in(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":"
+              "{\"name\":\"asker\",\"arguments\":{\"method\":\"roots/list\"}}}");
+    wait_method(&f->a, "roots/list");
+    int i = find_method(&f->a, 0, "roots/list");
+    rig_json_doc *d = doc_at(&f->a, i);
+    int64_t ask = -1;
+    rig_json_get_int64(rig_json_get(rig_json_doc_root(d), "id"), &ask);
+    rig_json_doc_free(d);
+    assert_related(&f->a.msgs[i], "9");
+    clear(&f->a);
+    inf(&f->a, "{\"jsonrpc\":\"2.0\",\"id\":%" PRId64 ",\"result\":{\"roots\":"
+               "[{\"uri\":\"file:///tool\"}]}}", ask);
+    assert_int_equal(rec_wait(5000), RIG_OK);
+    wait_final(&f->a);
+    assert_int_equal(rl.calls, 1);
+    clear(&f->a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1881,6 +2159,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ask_inline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools_list_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_roots_asked_after_initialized, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_roots_list_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_roots_bad_answers_keep_roots, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

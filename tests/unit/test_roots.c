@@ -16,6 +16,10 @@
  * it was. Races flip a directory with a symlink to outside while the main
  * thread opens through it.
  *
+ * Per-session roots (a client's roots/list) get their own tests at the end:
+ * a session's view replaces the base for it alone, a call keeps the view
+ * it acquired, and views change under calls on other threads.
+ *
  * must() checks what the suite first found broken (cut long paths, a mode
  * refused without O_CREAT, a dropped trailing slash, the walk handing back
  * a symlink for O_PATH): each must hold now. */
@@ -1184,6 +1188,251 @@ static void test_race_dir_swapped_for_symlink(void **state) {
     }
 }
 
+/* --- per-session roots (a client's roots/list) ------------------------------ */
+
+/* The roots a refusal names: the text between "directories (" and ")". */
+static void refusal_names(const rig_error *err, const char *want) {
+    const char *l = strstr(err->message, "directories (");
+    assert_non_null(l);
+    l += strlen("directories (");
+    const char *r = strchr(l, ')');
+    assert_non_null(r);
+    char got[1024];
+    snprintf(got, sizeof got, "%.*s", (int)(r - l), l);
+    assert_string_equal(got, want);
+}
+
+static int set1(rig_roots *r, const char *session, const char *dir) {
+    const char *paths[1] = {dir};
+    rig_error err = {0};
+    int rc = rig_roots_set_session(r, session, paths, 1, &err);
+    if (rc < 0 || err.code)
+        fail_msg("set %s -> %s: %d %s", session, dir, rc, err.message);
+    return rc;
+}
+
+static void test_session_override(void **state) {
+    (void)state;
+    char p[PATH_MAX];
+    for (int mode = 0; mode < 2; mode++) {
+        rig_roots *base = roots_of(mode, W.root, NULL);
+        assert_int_equal(set1(base, "s1", W.second), 1);
+        assert_int_equal(rig_roots_sessions(base), 1);
+        /* No session, an empty one, another one: the base itself. */
+        rig_roots *v = rig_roots_acquire(base, NULL);
+        assert_ptr_equal(v, base);
+        rig_roots_release(v);
+        v = rig_roots_acquire(base, "");
+        assert_ptr_equal(v, base);
+        rig_roots_release(v);
+        v = rig_roots_acquire(base, "s2");
+        assert_ptr_equal(v, base);
+        expect_content(v, "f", INSIDE_F, mode);
+        rig_roots_release(v);
+        /* The session's: the client's root replaces the base's. */
+        v = rig_roots_acquire(base, "s1");
+        assert_ptr_not_equal(v, base);
+        assert_int_equal(rig_roots_count(v), 1);
+        assert_string_equal(rig_roots_path(v, 0), W.second);
+        expect_content(v, "s", SECOND_S, mode); /* relative: against the client's root */
+        snprintf(p, sizeof p, "%s/s", W.second);
+        expect_content(v, p, SECOND_S, mode);
+        rig_error err;
+        snprintf(p, sizeof p, "%s/f", W.root);
+        assert_int_equal(rig_roots_open(v, p, O_RDONLY, 0, NULL, &err), RIG_EBLOCKED);
+        refusal_names(&err, W.second); /* the session's roots, not the base's */
+        assert_int_equal(rig_roots_open(v, "../root/f", O_RDONLY, 0, NULL, &err),
+                         RIG_EBLOCKED);
+        assert_int_equal(rig_roots_open(v, W.secret, O_RDONLY, 0, NULL, &err), RIG_EBLOCKED);
+        /* The fallback walk is inherited: escapes still fail in mode 1. */
+        assert_int_equal(rig_roots_open(v, "../outside/secret", O_RDONLY, 0, NULL, &err),
+                         RIG_EBLOCKED);
+        rig_roots_release(v);
+        /* The base is untouched. */
+        assert_int_equal(rig_roots_open(base, "s", O_RDONLY, 0, NULL, &err), RIG_ENOENT);
+        expect_content(base, "f", INSIDE_F, mode);
+        rig_roots_free(base);
+        assert_outside_untouched("session override");
+    }
+}
+
+static void test_sessions_are_isolated(void **state) {
+    (void)state;
+    char sub[256], p[PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/sub", W.root);
+    rig_roots *base = roots_of(0, W.root, NULL);
+    set1(base, "a", W.second);
+    set1(base, "b", sub);
+    assert_int_equal(rig_roots_sessions(base), 2);
+    rig_roots *a = rig_roots_acquire(base, "a");
+    rig_roots *b = rig_roots_acquire(base, "b");
+    rig_error err;
+    expect_content(a, "s", SECOND_S, 0);
+    expect_content(b, "g", SUB_G, 0);
+    /* Neither reaches the other's root, nor the base's beyond its own. */
+    snprintf(p, sizeof p, "%s/g", sub);
+    assert_int_equal(rig_roots_open(a, p, O_RDONLY, 0, NULL, &err), RIG_EBLOCKED);
+    refusal_names(&err, W.second);
+    snprintf(p, sizeof p, "%s/s", W.second);
+    assert_int_equal(rig_roots_open(b, p, O_RDONLY, 0, NULL, &err), RIG_EBLOCKED);
+    refusal_names(&err, sub);
+    assert_int_equal(rig_roots_open(b, "../f", O_RDONLY, 0, NULL, &err), RIG_EBLOCKED);
+    assert_int_equal(rig_roots_open(a, "g", O_RDONLY, 0, NULL, &err), RIG_ENOENT);
+    /* One session's change leaves the other's alone. */
+    set1(base, "a", W.root);
+    rig_roots *b2 = rig_roots_acquire(base, "b");
+    assert_ptr_equal(b2, b);
+    rig_roots_release(b2);
+    rig_roots_release(a);
+    rig_roots_release(b);
+    rig_roots_free(base);
+}
+
+static void test_session_drop_and_empty(void **state) {
+    (void)state;
+    rig_roots *base = roots_of(0, W.root, NULL);
+    set1(base, "s", W.second);
+    rig_roots_drop_session(base, "s");
+    rig_roots_drop_session(base, "s");       /* twice: nothing */
+    rig_roots_drop_session(base, "unknown"); /* never set: nothing */
+    assert_int_equal(rig_roots_sessions(base), 0);
+    rig_roots *v = rig_roots_acquire(base, "s");
+    assert_ptr_equal(v, base);
+    rig_roots_release(v);
+    /* n == 0 (a client offering no roots): the base's again. */
+    set1(base, "s", W.second);
+    rig_error err;
+    assert_int_equal(rig_roots_set_session(base, "s", NULL, 0, &err), 0);
+    assert_int_equal(rig_roots_sessions(base), 0);
+    /* Bad arguments. */
+    const char *one[1] = {W.second};
+    assert_int_equal(rig_roots_set_session(base, NULL, one, 1, &err), RIG_EINVAL);
+    assert_int_equal(rig_roots_set_session(base, "", one, 1, &err), RIG_EINVAL);
+    assert_int_equal(rig_roots_set_session(base, "s", NULL, 1, &err), RIG_EINVAL);
+    assert_int_equal(rig_roots_set_session(NULL, "s", one, 1, &err), RIG_EINVAL);
+    set1(base, "s", W.second);
+    v = rig_roots_acquire(base, "s");
+    assert_int_equal(rig_roots_set_session(v, "t", one, 1, &err), RIG_EINVAL); /* a view */
+    assert_null(rig_roots_acquire(NULL, "s"));
+    rig_roots_release(NULL);
+    rig_roots_release(v);
+    rig_roots_free(base); /* with a session still set: its view goes too */
+}
+
+static void test_session_skips_unusable(void **state) {
+    (void)state;
+    char file[PATH_MAX], missing[PATH_MAX];
+    snprintf(file, sizeof file, "%s/f", W.root);
+    snprintf(missing, sizeof missing, "%s/no-such-dir", W.base);
+    rig_roots *base = roots_of(0, W.root, NULL);
+    const char *paths[] = {missing, W.second, file, "relative/dir", W.second};
+    rig_error err = {0};
+    /* Kept: second (once). Skipped and named: the rest. */
+    assert_int_equal(rig_roots_set_session(base, "s", paths, 5, &err), 1);
+    assert_int_equal(err.code, RIG_EINVAL);
+    assert_non_null(strstr(err.message, "3 of 5"));
+    assert_non_null(strstr(err.message, missing));
+    assert_non_null(strstr(err.message, file));
+    assert_non_null(strstr(err.message, "relative/dir"));
+    rig_roots *v = rig_roots_acquire(base, "s");
+    assert_int_equal(rig_roots_count(v), 1);
+    expect_content(v, "s", SECOND_S, 0);
+    rig_roots_release(v);
+    /* None usable: the session has no directory (not the base's, which may
+     * be wider than the client meant). */
+    const char *bad[] = {missing, file};
+    assert_int_equal(rig_roots_set_session(base, "s", bad, 2, &err), 0);
+    assert_int_equal(err.code, RIG_EINVAL);
+    v = rig_roots_acquire(base, "s");
+    assert_ptr_not_equal(v, base);
+    assert_int_equal(rig_roots_count(v), 0);
+    assert_int_equal(rig_roots_open(v, "f", O_RDONLY, 0, NULL, &err), RIG_ESTATE);
+    assert_non_null(strstr(err.message, "session"));
+    assert_int_equal(rig_roots_open(v, file, O_RDONLY, 0, NULL, &err), RIG_ESTATE);
+    char leaf[64];
+    assert_true(rig_roots_open_parent(v, file, leaf, sizeof leaf, &err) < 0);
+    rig_roots_release(v);
+    /* A clean set clears err. */
+    assert_int_equal(set1(base, "s", W.root), 1);
+    rig_roots_free(base);
+}
+
+static void test_call_in_flight_keeps_its_view(void **state) {
+    (void)state;
+    rig_roots *base = roots_of(0, W.root, NULL);
+    set1(base, "s", W.second);
+    rig_roots *v = rig_roots_acquire(base, "s"); /* a call starts */
+    set1(base, "s", W.root);                     /* the client's roots change */
+    expect_content(v, "s", SECOND_S, 0);         /* the call still works where it began */
+    rig_roots *w = rig_roots_acquire(base, "s"); /* a later call sees the new roots */
+    expect_content(w, "f", INSIDE_F, 0);
+    rig_roots_drop_session(base, "s");           /* the session ends */
+    expect_content(v, "s", SECOND_S, 0);
+    expect_content(w, "f", INSIDE_F, 0);
+    rig_roots_free(base);                        /* even the base goes */
+    expect_content(v, "s", SECOND_S, 0);
+    rig_roots *b = rig_roots_acquire(w, "s"); /* a view has no sessions: itself */
+    assert_ptr_equal(b, w);
+    rig_roots_release(b);
+    rig_roots_release(w);
+    rig_roots_release(v); /* the last: teardown checks no descriptor is left */
+}
+
+/* Calls on three threads acquire, open and release while the loop thread
+ * sets and drops the session's roots: every open finds one of the two
+ * trees whole, nothing leaks (teardown), nothing is freed under a call
+ * (ASan). */
+struct churn {
+    rig_roots *base;
+    atomic_bool stop;
+    atomic_long opens;
+};
+
+static void *churn_calls(void *arg) {
+    struct churn *c = arg;
+    while (!atomic_load(&c->stop)) {
+        rig_roots *v = rig_roots_acquire(c->base, "s");
+        rig_error err;
+        const char *first = rig_roots_count(v) ? rig_roots_path(v, 0) : "";
+        bool second = strcmp(first, W.second) == 0;
+        int fd = rig_roots_open(v, second ? "s" : "f", O_RDONLY, 0, NULL, &err);
+        if (fd < 0) {
+            fprintf(stderr, "open in %s: %s\n", first, err.message);
+            abort();
+        }
+        close(fd);
+        atomic_fetch_add(&c->opens, 1);
+        rig_roots_release(v);
+    }
+    return NULL;
+}
+
+static void test_session_churn(void **state) {
+    (void)state;
+    struct churn c = {.base = roots_of(0, W.root, NULL)};
+    atomic_init(&c.stop, false);
+    atomic_init(&c.opens, 0);
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, churn_calls, &c), 0);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long rounds = 0;
+    do {
+        set1(c.base, "s", rounds % 3 == 0 ? W.root : W.second);
+        if (rounds % 5 == 0)
+            rig_roots_drop_session(c.base, "s");
+        rounds++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 < 300);
+    atomic_store(&c.stop, true);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    print_message("# %ld changes, %ld opens\n", rounds, atomic_load(&c.opens));
+    assert_true(atomic_load(&c.opens) > 0);
+    rig_roots_free(c.base);
+}
+
 /* -------------------------------------------------------------------------- */
 
 int main(void) {
@@ -1213,6 +1462,12 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_missing_is_enoent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_parent_positive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_race_dir_swapped_for_symlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_override, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sessions_are_isolated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_drop_and_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_skips_unusable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_call_in_flight_keeps_its_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_churn, setup, teardown),
     };
     enum { N_FIXED = sizeof fixed / sizeof *fixed };
     static struct CMUnitTest tests[N_ATTACKS + N_FIXED];
