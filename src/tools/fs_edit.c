@@ -684,9 +684,12 @@ static rig_result *read_whole(int pfd, const char *leaf, const char *path, dbuf 
     }
     if ((unsigned long long)st->st_size > EDIT_MAX_BYTES) {
         close(fd);
-        return rig_result_error("'%s' is %lld bytes, more than edit_file handles (%u). Use "
-                                "write_file for the whole content instead.",
-                                path, (long long)st->st_size, EDIT_MAX_BYTES);
+        return rig_result_error("'%s' is %lld bytes, more than edit_file handles (%u MiB), "
+                                "and it was not changed. Files this large are usually data "
+                                "or logs, not code: find the place with grep and read_file "
+                                "offset/limit; to change it, write the new content with "
+                                "write_file if it is small enough, or leave it to a program.",
+                                path, (long long)st->st_size, EDIT_MAX_BYTES >> 20);
     }
     db_reserve(raw, (size_t)st->st_size + 1);
     for (;;) {

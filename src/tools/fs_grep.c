@@ -474,6 +474,10 @@ static bool buf_room(searcher *s, size_t n) {
     char *p = realloc(s->buf, cap);
     if (!p)
         return false;
+    /* PCRE2's JIT reads a little past the subject's end (harmlessly, never
+     * across a page); bytes there that were never written make valgrind
+     * report every match. */
+    memset(p + s->cap, 0, cap - s->cap);
     s->buf = p;
     s->cap = cap;
     return true;

@@ -236,6 +236,7 @@ typedef struct walker {
     rig_call *call;
     bool tree;              /* directory_tree: JSON into w; else lines into out */
     bool recursive, hidden;
+    bool sizes;             /* list_directory: a stat per file for its size */
     int64_t max_depth;      /* levels shown; 1 = the directory's own entries */
     ruleset *excl;          /* exclude_patterns, or NULL */
     ruleset *stack[DEPTH_HARD_MAX + 2];
@@ -622,6 +623,10 @@ static void show_entry(walker *w, int dirfd, const entry *e, int depth) {
         break;
     }
     case E_FILE: {
+        if (!w->sizes) {
+            buf_addf(&w->out, "[FILE] %s%s%s\n", pre, sep, e->name);
+            break;
+        }
         struct stat st;
         char size[32] = "?";
         if (fstatat(dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -861,6 +866,7 @@ static rig_result *list_directory_run(rig_call *call) {
     w->max_depth = rig_call_int(call, "max_depth", 0);
     w->recursive = rig_call_bool(call, "recursive", rig_call_has(call, "max_depth"));
     w->hidden = rig_call_bool(call, "include_hidden", false);
+    w->sizes = rig_call_bool(call, "sizes", true);
     w->remaining = LIST_CAP;
     w->excl = exclude_rules(call, w);
     rig_result *fail = NULL;
@@ -897,7 +903,8 @@ static const rig_builtin_spec list_directory_spec = {
     .title = "List a directory",
     .description =
         "List the entries of a directory inside the allowed directories, sorted by name, one "
-        "a line: '[DIR] name/', '[FILE] name (size)', '[LINK] name -> target'. With "
+        "a line: '[DIR] name/', '[FILE] name (size)', '[LINK] name -> target' (sizes=false "
+        "leaves the sizes out, which is quicker on large directories). With "
         "recursive=true (or max_depth) subdirectories are listed too, as paths relative to "
         "the directory, down to max_depth levels (1 = only the directory's own entries; "
         "unlimited by default); symlinks are shown, never followed. Hidden entries (names "
@@ -920,7 +927,9 @@ static const rig_builtin_spec list_directory_spec = {
         "leave out, in .gitignore syntax: 'node_modules', '*.tmp', 'build/' (directories "
         "only), 'docs/**/*.png' (relative to the listed directory).\"},"
         "\"include_hidden\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Also "
-        "list entries whose names start with '.'.\"}},"
+        "list entries whose names start with '.'.\"},"
+        "\"sizes\":{\"type\":\"boolean\",\"default\":true,\"description\":\"Show each "
+        "file's size.\"}},"
         "\"required\":[\"path\"],\"additionalProperties\":false}",
     .annotations = {.read_only = RIG_HINT_TRUE,
                     .destructive = RIG_HINT_FALSE,

@@ -277,19 +277,33 @@ static void collect(text_reader *tr, const unsigned char *p, size_t n) {
         put_char_count(tr, p + k, n - k);
 }
 
-/* Line `no` is complete: decode it into the output (or stop the window when
- * it does not fit). */
-static void emit(text_reader *tr, int64_t no, bool newline) {
+/* Line `no` is complete, the `n` bytes at `line` (tr->line, or straight
+ * from the chunk read when it lies whole in it): decode it into the output
+ * (or stop the window when it does not fit). */
+static void emit(text_reader *tr, int64_t no, bool newline, const unsigned char *line,
+                 size_t n) {
     size_t mark = tr->out.len;
     if (tr->numbers)
         buf_addf(&tr->out, "%" PRId64 "\t", no);
     static const unsigned char fffd[3] = {0xEF, 0xBF, 0xBD};
-    const unsigned char *p = tr->line, *end = tr->line + tr->line_len;
+    const unsigned char *p = line, *end = line + n;
     size_t chars = 0, bad = 0;
     const unsigned char *stop = NULL;
     while (p < end) {
         if (chars == RIG_FS_READ_MAX_LINE_CHARS && !stop)
             stop = p;
+        if (!stop && *p < 0x80) {
+            /* a run of ASCII, the common case: one copy */
+            size_t lim = (size_t)(end - p), room = RIG_FS_READ_MAX_LINE_CHARS - chars, k = 1;
+            if (lim > room)
+                lim = room;
+            while (k < lim && p[k] < 0x80)
+                k++;
+            buf_add(&tr->out, p, k);
+            chars += k;
+            p += k;
+            continue;
+        }
         size_t len = 1;
         bool ok = true;
         if (*p >= 0x80) {
@@ -398,14 +412,23 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
         while (p < end) {
             const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
             const unsigned char *stop = nl ? nl : end;
-            if (wanted(tr, no))
+            bool want = wanted(tr, no);
+            if (want && nl && !tr->line_len) {
+                /* the whole line is in the chunk: no copy into tr->line */
+                emit(tr, no, true, p, (size_t)(nl - p));
+                no++;
+                open = false;
+                p = nl + 1;
+                continue;
+            }
+            if (want)
                 collect(tr, p, (size_t)(stop - p));
             if (stop > p)
                 open = true;
             if (!nl)
                 break;
-            if (wanted(tr, no))
-                emit(tr, no, true);
+            if (want)
+                emit(tr, no, true, tr->line, tr->line_len);
             no++;
             open = false;
             p = nl + 1;
@@ -415,7 +438,7 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
     }
     free(chunk);
     if (!fail && !tr->out.oom && open && wanted(tr, no))
-        emit(tr, no, false);
+        emit(tr, no, false, tr->line, tr->line_len);
     int64_t total = open ? no : no - 1;
     struct stat now;
     if (fstat(fd, &now) != 0)

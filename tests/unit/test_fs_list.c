@@ -392,6 +392,7 @@ static void test_gitignore(void **state) {
     free(t);
     /* Listing the ignored directory itself works. */
     assert_listing("{\"path\":\"gi/out\"}", "[FILE] x (0 bytes)\n");
+    assert_listing("{\"path\":\"gi/out\",\"sizes\":false}", "[FILE] x\n");
     /* Starting below the repository's top: its .git is found above. */
     assert_listing("{\"path\":\"gi/sub\"}", "[FILE] b.o (0 bytes)\n"
                                               "[FILE] top.txt (0 bytes)\n");
