@@ -9,7 +9,7 @@
  *                1 ms from the spawn on, so the figure includes the wait for
  *                listen()). Median of --cold starts, after one untimed start
  *                that warms the page cache.
- *   latency      sequential tools/call of echo {"message":"hello"} on one
+ *   latency      sequential tools/call (of echo {"message":"hello"}) on one
  *                session, each timed from the write of the request to the
  *                parsed answer: p50 and p99 over --calls calls.
  *   throughput   --inflight calls (64) kept in flight: over stdio, requests
@@ -25,12 +25,22 @@
  * The servers take turns: the cold starts round by round, the latency and
  * throughput runs run by run on long-lived sessions, so a disturbance on the
  * (shared, 2-core) machine hits all of them rather than one. The answers are
- * checked ("Echo: hello", no error, the id asked for) outside the timing.
+ * checked ("Echo: hello", no error, the id asked for) outside the timing;
+ * the timed throughput runs check the id and that no answer is an error.
  *
  *   bench_mcp [--cold N] [--calls N] [--runs N] [--seconds S] [--inflight K]
- *             [--vs NAME]
- *             --stdio NAME 'COMMAND' ...
- *             --http NAME 'COMMAND' URL ...
+ *             [--vs NAME] [--title TEXT]
+ *             --stdio NAME 'COMMAND' [CALL] ...
+ *             --http NAME 'COMMAND' URL [CALL] ...
+ *
+ *   CALL: --tool TOOL --args JSON --expect TEXT [--alt-args JSON]
+ *         [--alt-expect TEXT] [--task LABEL]
+ *
+ * The call is echo {"message":"hello"} unless CALL, after a server, gives
+ * another tool, its arguments and a text its answer must contain (see
+ * `work` below: alternating arguments, "{slot}"); the file tools benchmark
+ * (run.sh --only fs) gives rig serve and server-filesystem three rows each
+ * this way. Rows with the same command share one server's cold starts.
  *
  * COMMAND is split at spaces (no shell) and run in its own process group;
  * give the server binary itself, not a wrapper (npx, sh), or the memory
@@ -40,9 +50,9 @@
  * that exits or never answers on its first start is reported as skipped,
  * with the last line of its stderr (how a server without HTTP support shows
  * up). --vs NAME adds a table of ratios against that server, transport by
- * transport. The client is one thread: the JSON-RPC is parsed with rig's
- * parser, HTTP/1.1 is spoken on raw sockets (Content-Length and chunked
- * bodies; JSON or SSE answers). */
+ * transport (and task by task). The client is one thread: the JSON-RPC is
+ * parsed with rig's parser, HTTP/1.1 is spoken on raw sockets
+ * (Content-Length and chunked bodies; JSON or SSE answers). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,7 +86,7 @@
 
 extern char **environ;
 
-#define MAX_PEERS 8
+#define MAX_PEERS 12
 #define MAX_COLD 500
 #define MAX_INFLIGHT 1024
 #define START_TIMEOUT 30.0 /* seconds: node's first start from a cold disk is slow */
@@ -94,9 +104,9 @@ static const char k_init[] =
 static const char k_initialized[] =
     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
 static const char k_list[] = "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/list\"}";
-static const char k_call[] =
-    "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\","
-    "\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\"hello\"}}}";
+/* The call made unless --tool says otherwise, and its answer. */
+static const char k_echo_tool[] = "echo";
+static const char k_echo_args[] = "{\"message\":\"hello\"}";
 static const char k_want[] = "Echo: hello";
 
 static void kill_live(void);
@@ -136,6 +146,10 @@ static void buf_add(buf *b, const void *p, size_t n) {
     memcpy(b->p + b->len, p, n);
     b->len += n;
     b->p[b->len] = '\0';
+}
+
+static void buf_str(buf *b, const char *s) {
+    buf_add(b, s, strlen(s));
 }
 
 static void buf_drop(buf *b, size_t n) {
@@ -467,23 +481,137 @@ static int rpc_read(rig_json_doc *doc, const char *msg, size_t len, long *id) {
     return 1;
 }
 
-/* The tools/call answer in doc is echo's. */
-static void check_echo(const rig_json_doc *doc) {
+/* ---- the call each peer makes ------------------------------------------- */
+
+/* What every tools/call to one server asks: echo {"message":"hello"}, or what
+ * --tool, --args and --expect say. With --alt-args the calls on one slot
+ * (the sequential calls are slot 0; in the throughput runs each call in
+ * flight has its own slot) alternate between the two argument sets, so an
+ * edit can be undone by the next call. "{slot}" in the arguments becomes the
+ * slot's number: each call in flight can work on a file of its own. */
+typedef struct work {
+    const char *tool, *task; /* task: the row's name, and what --vs pairs */
+    const char *args[2], *expect[2]; /* [1]: the --alt-args call */
+    bool exact;                      /* the default echo: the text must equal expect */
+    bool alt, per_slot;
+    char **tail[2];  /* per slot (or one for all): the request after its id */
+    size_t *tail_len[2];
+    unsigned char flip[MAX_INFLIGHT]; /* per slot: the variant its next call uses */
+} work;
+
+static void work_default(work *w) {
+    *w = (work){.tool = k_echo_tool, .task = k_echo_tool, .args = {k_echo_args},
+                .expect = {k_want}, .exact = true};
+}
+
+/* Builds the request tails for `slots` slots: the arguments with "{slot}"
+ * replaced, checked to be a JSON object. */
+static void work_build(work *w, const char *who, int slots) {
+    for (const char *t = w->tool; *t; t++)
+        if (*t == '"' || *t == '\\' || (unsigned char)*t < 0x20)
+            bench_die("%s: --tool takes a plain tool name", who);
+    w->alt = w->args[1] != NULL;
+    if (w->alt && !w->expect[1])
+        w->expect[1] = w->expect[0];
+    w->per_slot = strstr(w->args[0], "{slot}") || (w->alt && strstr(w->args[1], "{slot}"));
+    int n = w->per_slot ? slots : 1;
+    rig_json_doc *doc = rig_json_doc_new();
+    for (int v = 0; v < (w->alt ? 2 : 1); v++) {
+        w->tail[v] = calloc((size_t)n, sizeof *w->tail[v]);
+        w->tail_len[v] = calloc((size_t)n, sizeof *w->tail_len[v]);
+        if (!doc || !w->tail[v] || !w->tail_len[v])
+            bench_die("out of memory");
+        for (int k = 0; k < n; k++) {
+            buf b = {0};
+            buf_str(&b, ",\"method\":\"tools/call\",\"params\":{\"name\":\"");
+            buf_str(&b, w->tool);
+            buf_str(&b, "\",\"arguments\":");
+            size_t at = b.len;
+            for (const char *p = w->args[v]; *p;) {
+                if (strncmp(p, "{slot}", 6) == 0) {
+                    char num[16];
+                    buf_add(&b, num, (size_t)snprintf(num, sizeof num, "%d", k));
+                    p += 6;
+                } else {
+                    buf_add(&b, p++, 1);
+                }
+            }
+            if (rig_json_doc_parse(doc, b.p + at, b.len - at, NULL, NULL) != 0 ||
+                rig_json_typeof(rig_json_doc_root(doc)) != RIG_JSON_OBJECT)
+                bench_die("%s: the arguments are not a JSON object: %s", who, b.p + at);
+            buf_str(&b, "}}");
+            w->tail[v][k] = b.p;
+            w->tail_len[v][k] = b.len;
+        }
+    }
+    rig_json_doc_free(doc);
+}
+
+/* Appends the next call on `slot` with id `id` to out (a newline after it
+ * with `nl`) and returns the variant it is (0, or 1 for --alt-args). */
+static int work_request(work *w, buf *out, long id, int slot, bool nl) {
+    int v = w->alt ? w->flip[slot] : 0;
+    if (w->alt)
+        w->flip[slot] ^= 1;
+    char head[48];
+    int n = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%ld", id);
+    int k = w->per_slot ? slot : 0;
+    buf_add(out, head, (size_t)n);
+    buf_add(out, w->tail[v][k], w->tail_len[v][k]);
+    if (nl)
+        buf_add(out, "\n", 1);
+    return v;
+}
+
+/* The tools/call answer in doc is not an error result (the only check of
+ * the timed throughput runs, besides the id: a lookup in a parsed answer). */
+static void check_ok(const rig_json_doc *doc, const char *who) {
     rig_json_val r = rig_json_get(rig_json_doc_root(doc), "result");
     bool is_error = false;
     rig_json_get_bool(rig_json_get(r, "isError"), &is_error);
-    rig_json_val text = rig_json_get(rig_json_at(rig_json_get(r, "content"), 0), "text");
-    if (is_error || !rig_json_str_eq(text, k_want))
-        bench_die("echo answered something else than \"%s\"", k_want);
+    if (is_error) {
+        char text[400] = "";
+        rig_json_str_copy(rig_json_get(rig_json_at(rig_json_get(r, "content"), 0), "text"), text,
+                          sizeof text, NULL);
+        bench_die("%s: the tool answered with an error: %s", who, text);
+    }
 }
 
-/* The tools/list answer in doc lists echo. */
-static bool has_echo(const rig_json_doc *doc) {
+/* The tools/call answer in doc is the one expected of variant v: for echo,
+ * the text "Echo: hello"; otherwise a text block that contains expect[v]. */
+static void check_answer(const rig_json_doc *doc, const work *w, int v, const char *who) {
+    check_ok(doc, who);
+    rig_json_val content = rig_json_get(rig_json_get(rig_json_doc_root(doc), "result"), "content");
+    if (w->exact) {
+        if (!rig_json_str_eq(rig_json_get(rig_json_at(content, 0), "text"), w->expect[v]))
+            bench_die("%s: %s answered something else than \"%s\"", who, w->tool, w->expect[v]);
+        return;
+    }
+    rig_json_iter it = rig_json_iter_init(content);
+    rig_json_val block;
+    size_t want = strlen(w->expect[v]);
+    while (rig_json_iter_next(&it, &block)) {
+        rig_json_val text = rig_json_get(block, "text");
+        size_t len = rig_json_str_len(text);
+        char *copy = malloc(len + 1);
+        if (!copy)
+            bench_die("out of memory");
+        bool found = rig_json_str_copy(text, copy, len + 1, NULL) == 0 &&
+                     memmem(copy, len, w->expect[v], want) != NULL;
+        free(copy);
+        if (found)
+            return;
+    }
+    bench_die("%s: no text block of %s's answer contains \"%s\"", who, w->tool, w->expect[v]);
+}
+
+/* The tools/list answer in doc lists `tool`. */
+static bool has_tool(const rig_json_doc *doc, const char *tool) {
     rig_json_val tools = rig_json_get(rig_json_get(rig_json_doc_root(doc), "result"), "tools");
     rig_json_iter it = rig_json_iter_init(tools);
     rig_json_val t;
     while (rig_json_iter_next(&it, &t))
-        if (rig_json_str_eq(rig_json_get(t, "name"), "echo"))
+        if (rig_json_str_eq(rig_json_get(t, "name"), tool))
             return true;
     return false;
 }
@@ -501,6 +629,7 @@ typedef struct hconn {
     buf body; /* decoded (chunked) */
     /* throughput: the call in flight */
     long want;
+    int variant;
     bool busy;
 } hconn;
 
@@ -777,7 +906,7 @@ static int sse_next(const char *body, size_t len, size_t *pos, buf *data) {
 typedef struct peer peer;
 
 typedef struct session {
-    const peer *pr;
+    peer *pr;
     proc proc;
     rig_json_doc *doc;
     long next_id;
@@ -791,12 +920,15 @@ typedef struct session {
     hconn main;
     hconn *conns; /* --inflight connections for the throughput runs */
     buf sse;
+    buf req; /* requests being written */
 } session;
 
 struct peer {
     const char *name;
     transport tr;
     const char *cmd, *url; /* templates */
+    work w;
+    int same_as; /* an earlier peer with the same command (its cold starts count), or -1 */
     bool skipped, ever_started;
     char why[600];
     double cold[MAX_COLD];
@@ -944,10 +1076,10 @@ static void session_fail(session *s, char *why, size_t cap, const char *what) {
 /* Starts the server and opens a session: initialize, notifications/
  * initialized, tools/list. *ready is the time the tools/list answer was
  * parsed. 0, or -1 with the reason in why (the server is stopped then). */
-static int session_start(session *s, const peer *pr, double *t_spawn, double *ready, char *why,
+static int session_start(session *s, peer *pr, double *t_spawn, double *ready, char *why,
                          size_t cap) {
     buf_free(&s->rx);
-    *s = (session){.pr = pr, .doc = s->doc, .sse = s->sse, .conns = s->conns,
+    *s = (session){.pr = pr, .doc = s->doc, .sse = s->sse, .req = s->req, .conns = s->conns,
                    .main = {.fd = -1}, .next_id = 1};
     if (!s->doc && !(s->doc = rig_json_doc_new()))
         bench_die("out of memory");
@@ -1012,8 +1144,8 @@ static int session_start(session *s, const peer *pr, double *t_spawn, double *re
             goto fail_list;
     }
     *ready = bench_now_s();
-    if (!has_echo(s->doc)) {
-        snprintf(why, cap, "tools/list has no tool called echo");
+    if (!has_tool(s->doc, pr->w.tool)) {
+        snprintf(why, cap, "tools/list has no tool called %s", pr->w.tool);
         goto fail;
     }
     return 0;
@@ -1045,57 +1177,61 @@ static void session_end(session *s, int inflight) {
     proc_stop(&s->proc);
 }
 
-/* One sequential tools/call; its latency in seconds. */
+/* One sequential tools/call (slot 0); its latency in seconds. */
 static double call_once(session *s) {
-    char req[256];
+    work *w = &s->pr->w;
+    buf *req = &s->req;
+    req->len = 0;
     long id = s->next_id++;
-    int n = snprintf(req, sizeof req, k_call, id);
+    int v = work_request(w, req, id, 0, s->pr->tr == STDIO);
     if (s->pr->tr == HTTP)
         http_revive(s, &s->main);
     double t0 = bench_now_s(), deadline = t0 + CALL_TIMEOUT;
     bool ok;
     if (s->pr->tr == STDIO) {
-        req[n++] = '\n';
-        write_all(s->proc.to, req, (size_t)n, s->pr->name);
+        write_all(s->proc.to, req->p, req->len, s->pr->name);
         ok = stdio_answer(s, id, deadline);
     } else {
-        ok = http_exchange(s, &s->main, req, (size_t)n, deadline) && http_answer(s, &s->main, id);
+        ok = http_exchange(s, &s->main, req->p, req->len, deadline) &&
+             http_answer(s, &s->main, id);
     }
     double t = bench_now_s() - t0;
     if (!ok)
         bench_die("%s: no answer to tools/call id %ld", s->pr->name, id);
-    check_echo(s->doc);
+    check_answer(s->doc, w, v, s->pr->name);
     return t;
 }
 
-/* `inflight` calls kept in flight over stdio for `seconds`. Returns the
- * calls answered within the window; *all counts the drained ones too. */
+/* `inflight` calls kept in flight over stdio for `seconds`, call k on slot k
+ * and each answer's replacement on the answer's slot. Returns the calls
+ * answered within the window; *all counts the drained ones too. `check`:
+ * every answer checked in full, else only its id and that it is no error. */
 static long burst_stdio(session *s, int inflight, double seconds, bool check, long *all) {
     static long slot[SLOTS];
+    static int slot_of[SLOTS]; /* the call's slot * 2 + its variant */
     memset(slot, 0, sizeof slot);
-    buf out = {0};
+    work *w = &s->pr->w;
+    buf *out = &s->req;
+    out->len = 0;
     long done = 0, total = 0;
     int outstanding = 0;
-    char req[256];
     double t0 = bench_now_s(), end = t0 + seconds;
     bool sending = true;
     for (; outstanding < inflight; outstanding++) {
         long id = s->next_id++;
         slot[id & (SLOTS - 1)] = id;
-        int n = snprintf(req, sizeof req, k_call, id);
-        req[n++] = '\n';
-        buf_add(&out, req, (size_t)n);
+        slot_of[id & (SLOTS - 1)] = outstanding * 2 + work_request(w, out, id, outstanding, true);
     }
-    write_all(s->proc.to, out.p, out.len, s->pr->name);
-    out.len = 0;
+    write_all(s->proc.to, out->p, out->len, s->pr->name);
+    out->len = 0;
     while (outstanding) {
         size_t len;
         const char *line = stdio_line(s, &len, 0);
         if (!line) {
             /* Everything read is handled: send the replacements in one write. */
-            if (out.len) {
-                write_all(s->proc.to, out.p, out.len, s->pr->name);
-                out.len = 0;
+            if (out->len) {
+                write_all(s->proc.to, out->p, out->len, s->pr->name);
+                out->len = 0;
             }
             line = stdio_line(s, &len, bench_now_s() + CALL_TIMEOUT);
             if (!line)
@@ -1107,34 +1243,36 @@ static long burst_stdio(session *s, int inflight, double seconds, bool check, lo
         if (slot[id & (SLOTS - 1)] != id)
             bench_die("%s: an answer to id %ld, which is not in flight", s->pr->name, id);
         slot[id & (SLOTS - 1)] = 0;
+        int k = slot_of[id & (SLOTS - 1)];
         if (check)
-            check_echo(s->doc);
+            check_answer(s->doc, w, k & 1, s->pr->name);
+        else
+            check_ok(s->doc, s->pr->name);
         outstanding--;
         total++;
         if (sending && bench_now_s() < end) {
             done++;
             id = s->next_id++;
             slot[id & (SLOTS - 1)] = id;
-            int n = snprintf(req, sizeof req, k_call, id);
-            req[n++] = '\n';
-            buf_add(&out, req, (size_t)n);
+            slot_of[id & (SLOTS - 1)] = (k >> 1) * 2 + work_request(w, out, id, k >> 1, true);
             outstanding++;
         } else {
             sending = false;
         }
     }
-    buf_free(&out);
     *all = total;
     return done;
 }
 
-/* The same over HTTP: one call in flight on each of `inflight` connections. */
+/* The same over HTTP: one call in flight on each of `inflight` connections;
+ * connection k is slot k. */
 static long burst_http(session *s, peer *pr, int inflight, double seconds, bool check,
                        long *all) {
     int ep = epoll_create1(EPOLL_CLOEXEC);
     if (ep < 0)
         bench_die("epoll_create1: %s", strerror(errno));
-    char req[256];
+    work *w = &pr->w;
+    buf *req = &s->req;
     long done = 0, total = 0;
     int busy = 0;
     for (int i = 0; i < inflight; i++) {
@@ -1150,8 +1288,9 @@ static long burst_http(session *s, peer *pr, int inflight, double seconds, bool 
     for (int i = 0; i < inflight; i++) {
         hconn *c = &s->conns[i];
         c->want = s->next_id++;
-        int n = snprintf(req, sizeof req, k_call, c->want);
-        http_post(c, &s->ep, s->has_sid ? s->sid : NULL, req, (size_t)n);
+        req->len = 0;
+        c->variant = work_request(w, req, c->want, i, false);
+        http_post(c, &s->ep, s->has_sid ? s->sid : NULL, req->p, req->len);
         c->busy = true;
         busy++;
     }
@@ -1176,7 +1315,9 @@ static long burst_http(session *s, peer *pr, int inflight, double seconds, bool 
                 bench_die("%s: no answer to tools/call id %ld in HTTP %d: %.300s", pr->name,
                           c->want, c->status, c->body.p);
             if (check)
-                check_echo(s->doc);
+                check_answer(s->doc, w, c->variant, pr->name);
+            else
+                check_ok(s->doc, pr->name);
             c->busy = false;
             busy--;
             total++;
@@ -1193,8 +1334,9 @@ static long burst_http(session *s, peer *pr, int inflight, double seconds, bool 
             if (bench_now_s() < end) {
                 done++;
                 c->want = s->next_id++;
-                int n = snprintf(req, sizeof req, k_call, c->want);
-                http_post(c, &s->ep, s->has_sid ? s->sid : NULL, req, (size_t)n);
+                req->len = 0;
+                c->variant = work_request(w, req, c->want, (int)(c - s->conns), false);
+                http_post(c, &s->ep, s->has_sid ? s->sid : NULL, req->p, req->len);
                 c->busy = true;
                 busy++;
             }
@@ -1217,6 +1359,7 @@ static struct {
     long calls;
     double seconds;
     const char *vs;
+    bool tools; /* some peer calls another tool than echo: the tables name the call */
 } opt = {.cold = 20, .runs = 7, .inflight = 64, .calls = 7000, .seconds = 1.0};
 
 static peer peers[MAX_PEERS];
@@ -1228,12 +1371,14 @@ static void skip(peer *pr, const char *why) {
     fprintf(stderr, "bench_mcp: %s (%s) skipped: %s\n", pr->name, transport_name[pr->tr], why);
 }
 
-/* One start of every server per round, the order turning each round. */
+/* One start of every server per round, the order turning each round. A peer
+ * whose command an earlier one has (the same server, another tool) is not
+ * started again: the earlier one's figures are its own. */
 static void cold_starts(void) {
     for (int round = -1; round < opt.cold; round++)
         for (int j = 0; j < npeers; j++) {
             peer *pr = &peers[(j + (round < 0 ? 0 : round)) % npeers];
-            if (pr->skipped)
+            if (pr->skipped || pr->same_as >= 0)
                 continue;
             session s = {0};
             double t0, t1;
@@ -1253,7 +1398,18 @@ static void cold_starts(void) {
             rig_json_doc_free(s.doc);
             buf_free(&s.rx);
             buf_free(&s.sse);
+            buf_free(&s.req);
         }
+    for (int i = 0; i < npeers; i++) {
+        peer *pr = &peers[i], *first = pr->same_as >= 0 ? &peers[pr->same_as] : NULL;
+        if (!first)
+            continue;
+        if (first->skipped && !pr->skipped)
+            skip(pr, first->why);
+        pr->ncold = first->ncold;
+        memcpy(pr->cold, first->cold, sizeof pr->cold);
+        memcpy(pr->idle_kb, first->idle_kb, sizeof pr->idle_kb);
+    }
 }
 
 static void load(void) {
@@ -1351,18 +1507,21 @@ static void report(double start) {
         if (!any)
             continue;
         printf("### MCP over %s\n\n", transport_name[tr]);
-        printf("| server | cold start ms (median) | min - max | tools/call p50 us | p99 us | "
+        printf("| server |%s cold start ms (median) | min - max | tools/call p50 us | p99 us | "
                "calls/s, %d in flight (median) | min - max | server CPU us/call | idle RSS MB | "
                "peak RSS MB |\n",
-               opt.inflight);
-        printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+               opt.tools ? " call |" : "", opt.inflight);
+        printf("|---|%s---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", opt.tools ? "---|" : "");
         for (int i = 0; i < npeers; i++) {
             peer *pr = &peers[i];
             figures *f = &fig[i];
             if (pr->tr != (transport)tr)
                 continue;
+            char task[128] = "";
+            if (opt.tools)
+                snprintf(task, sizeof task, " %s |", pr->w.task);
             if (pr->skipped) {
-                printf("| %s | skipped: %s |||||||||\n", pr->name, pr->why);
+                printf("| %s |%s skipped: %s |||||||||\n", pr->name, task, pr->why);
                 continue;
             }
             char cold[64] = "-", idle[32] = "-";
@@ -1373,8 +1532,8 @@ static void report(double start) {
             } else {
                 snprintf(cold, sizeof cold, "- | -");
             }
-            printf("| %s | %s | %.1f | %.1f | %.0f | %.0f - %.0f | %.1f | %s | %.1f |\n", pr->name,
-                   cold, f->p50 * 1e6, f->p99 * 1e6, f->tput, f->tput_min, f->tput_max,
+            printf("| %s |%s %s | %.1f | %.1f | %.0f | %.0f - %.0f | %.1f | %s | %.1f |\n", pr->name,
+                   task, cold, f->p50 * 1e6, f->p99 * 1e6, f->tput, f->tput_min, f->tput_max,
                    f->cpu_call * 1e6, idle, f->peak_mb);
         }
         printf("\n");
@@ -1387,13 +1546,15 @@ static void report(double start) {
 
     if (opt.vs) {
         printf("### Against %s (same transport; above 1 is better than %s)\n\n", opt.vs, opt.vs);
-        printf("| server | transport | cold start | p50 | p99 | calls/s | server CPU/call | "
-               "peak RSS |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        printf("| server |%s transport | cold start | p50 | p99 | calls/s | server CPU/call | "
+               "peak RSS |\n|---|%s---|---:|---:|---:|---:|---:|---:|\n",
+               opt.tools ? " call |" : "", opt.tools ? "---|" : "");
         bool any = false;
         for (int i = 0; i < npeers; i++) {
             int r = -1;
             for (int j = 0; j < npeers; j++)
-                if (peers[j].tr == peers[i].tr && strcmp(peers[j].name, opt.vs) == 0)
+                if (peers[j].tr == peers[i].tr && strcmp(peers[j].name, opt.vs) == 0 &&
+                    strcmp(peers[j].w.task, peers[i].w.task) == 0)
                     r = j;
             if (r < 0 || r == i || peers[i].skipped || peers[r].skipped)
                 continue;
@@ -1401,8 +1562,11 @@ static void report(double start) {
             char cold[32] = "-";
             if (f->cold > 0 && g->cold > 0)
                 snprintf(cold, sizeof cold, "%.1fx", g->cold / f->cold);
-            printf("| %s | %s | %s | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx |\n", peers[i].name,
-                   transport_name[peers[i].tr], cold, g->p50 / f->p50, g->p99 / f->p99,
+            char task[128] = "";
+            if (opt.tools)
+                snprintf(task, sizeof task, " %s |", peers[i].w.task);
+            printf("| %s |%s %s | %s | %.1fx | %.1fx | %.1fx | %.1fx | %.1fx |\n", peers[i].name,
+                   task, transport_name[peers[i].tr], cold, g->p50 / f->p50, g->p99 / f->p99,
                    f->tput / g->tput, g->cpu_call / f->cpu_call, g->peak_mb / f->peak_mb);
             any = true;
         }
@@ -1417,15 +1581,31 @@ static void report(double start) {
 static void usage(void) {
     fprintf(stderr,
             "usage: bench_mcp [--cold N] [--calls N] [--runs N] [--seconds S] [--inflight K]\n"
-            "                 [--vs NAME]\n"
-            "                 (--stdio NAME 'COMMAND' | --http NAME 'COMMAND' URL)...\n");
+            "                 [--vs NAME] [--title TEXT]\n"
+            "                 (--stdio NAME 'COMMAND' | --http NAME 'COMMAND' URL)\n"
+            "                 [--tool TOOL --args JSON --expect TEXT [--alt-args JSON]\n"
+            "                  [--alt-expect TEXT] [--task LABEL]]...\n");
     exit(2);
 }
 
+/* The request of slot 0's first call (variant v) as the header shows it. */
+static void show_call(peer *pr, int v) {
+    buf b = {0};
+    unsigned char keep = pr->w.flip[0];
+    pr->w.flip[0] = (unsigned char)v;
+    work_request(&pr->w, &b, 42, 0, false);
+    pr->w.flip[0] = keep;
+    printf("`%s`", b.p);
+    buf_free(&b);
+}
+
 int main(int argc, char **argv) {
+    const char *title = "rig MCP server benchmark: cold start, tools/call latency and "
+                        "throughput, memory";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool v = i + 1 < argc;
+        peer *last = npeers ? &peers[npeers - 1] : NULL;
         if (strcmp(a, "--cold") == 0 && v) {
             opt.cold = atoi(argv[++i]);
             if (opt.cold < 0 || opt.cold > MAX_COLD)
@@ -1448,6 +1628,8 @@ int main(int argc, char **argv) {
                 bench_die("--inflight takes 1..%d", MAX_INFLIGHT);
         } else if (strcmp(a, "--vs") == 0 && v) {
             opt.vs = argv[++i];
+        } else if (strcmp(a, "--title") == 0 && v) {
+            title = argv[++i];
         } else if (strcmp(a, "--stdio") == 0 && i + 2 < argc && npeers < MAX_PEERS) {
             peers[npeers++] = (peer){.name = argv[i + 1], .tr = STDIO, .cmd = argv[i + 2]};
             i += 2;
@@ -1455,28 +1637,81 @@ int main(int argc, char **argv) {
             peers[npeers++] =
                 (peer){.name = argv[i + 1], .tr = HTTP, .cmd = argv[i + 2], .url = argv[i + 3]};
             i += 3;
+        } else if (last && v && strcmp(a, "--tool") == 0) {
+            /* --tool, --args ... apply to the server named just before */
+            last->w.tool = argv[++i];
+            if (!last->w.task)
+                last->w.task = last->w.tool;
+        } else if (last && v && strcmp(a, "--args") == 0) {
+            last->w.args[0] = argv[++i];
+        } else if (last && v && strcmp(a, "--expect") == 0) {
+            last->w.expect[0] = argv[++i];
+        } else if (last && v && strcmp(a, "--alt-args") == 0) {
+            last->w.args[1] = argv[++i];
+        } else if (last && v && strcmp(a, "--alt-expect") == 0) {
+            last->w.expect[1] = argv[++i];
+        } else if (last && v && strcmp(a, "--task") == 0) {
+            last->w.task = argv[++i];
         } else {
             usage();
         }
     }
     if (!npeers)
         usage();
+    for (int i = 0; i < npeers; i++) {
+        peer *pr = &peers[i];
+        work *w = &pr->w;
+        if (!w->tool && !w->args[0] && !w->expect[0] && !w->args[1] && !w->expect[1]) {
+            work_default(w);
+        } else {
+            if (!w->tool || !w->args[0] || !w->expect[0])
+                bench_die("%s: --tool, --args and --expect go together", pr->name);
+            if (w->expect[1] && !w->args[1])
+                bench_die("%s: --alt-expect without --alt-args", pr->name);
+            opt.tools = true;
+        }
+        if (!w->task)
+            w->task = w->tool;
+        work_build(w, pr->name, opt.inflight);
+        pr->same_as = -1;
+        for (int j = 0; j < i && pr->same_as < 0; j++)
+            if (peers[j].tr == pr->tr && strcmp(peers[j].cmd, pr->cmd) == 0 &&
+                (pr->tr == STDIO || strcmp(peers[j].url, pr->url) == 0))
+                pr->same_as = j;
+    }
     signal(SIGPIPE, SIG_IGN); /* a server that dies shows up as EPIPE, reported */
 
     double start = bench_now_s();
-    bench_print_machine("rig MCP server benchmark: cold start, tools/call latency and "
-                        "throughput, memory");
+    bench_print_machine(title);
     printf("| load average at start | %s |\n", bench_loadavg());
     printf("| method | cold start: median of %d starts; latency: %ld sequential calls; "
            "throughput: median of %d runs of %.1f s, %d calls in flight; servers take turns |\n",
            opt.cold, (opt.calls + opt.runs - 1) / opt.runs * opt.runs, opt.runs, opt.seconds,
            opt.inflight);
     for (int i = 0; i < npeers; i++)
-        printf("| %s (%s) | `%s`%s%s |\n", peers[i].name, transport_name[peers[i].tr],
-               peers[i].cmd, peers[i].url ? " at " : "", peers[i].url ? peers[i].url : "");
-    char call[256];
-    snprintf(call, sizeof call, k_call, 42L);
-    printf("\nEach call: `%s` (ids vary), answered with the text `%s`.\n\n", call, k_want);
+        if (peers[i].same_as < 0)
+            printf("| %s (%s) | `%s`%s%s |\n", peers[i].name, transport_name[peers[i].tr],
+                   peers[i].cmd, peers[i].url ? " at " : "", peers[i].url ? peers[i].url : "");
+    if (!opt.tools) {
+        printf("\nEach call: ");
+        show_call(&peers[0], 0);
+        printf(" (ids vary), answered with the text `%s`.\n\n", k_want);
+    } else {
+        printf("\nThe calls (ids vary; slot 0 shown):\n\n");
+        for (int i = 0; i < npeers; i++) {
+            peer *pr = &peers[i];
+            printf("- %s, %s: ", pr->name, pr->w.task);
+            show_call(pr, 0);
+            printf(", answer contains `%s`", pr->w.expect[0]);
+            if (pr->w.alt) {
+                printf("; alternating with ");
+                show_call(pr, 1);
+                printf(", answer contains `%s`", pr->w.expect[1]);
+            }
+            printf("\n");
+        }
+        printf("\n");
+    }
     fflush(stdout);
 
     cold_starts();

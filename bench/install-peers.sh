@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # install-peers.sh — installs the npm packages the Node peers need (Ajv for
-# dispatch_peer.mjs, @modelcontextprotocol/server-everything for bench_mcp)
-# into bench/node_modules, at the versions package-lock.json pins. Idempotent:
+# dispatch_peer.mjs, @modelcontextprotocol/server-everything and
+# @modelcontextprotocol/server-filesystem for bench_mcp) into
+# bench/node_modules, at the versions package-lock.json pins. Idempotent:
 # does nothing when they are there. node_modules/ is not committed
 # (bench/.gitignore). run.sh calls this when a peer is missing.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -f "$here/node_modules/ajv/package.json" ] &&
-   [ -f "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+   [ -f "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ] &&
+   [ -f "$here/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" ]; then
   exit 0
 fi
 if ! command -v npm >/dev/null; then
