@@ -71,6 +71,7 @@
 #define INLINE_FILES 16            /* files searched by the caller before threads start */
 #define THREADS_MAX 8
 #define WINDOW 64                  /* files in flight (open descriptors, held results) */
+#define PAD 64                     /* zeroed bytes after the text in a searcher's buffer */
 
 enum mode { M_FILES, M_CONTENT, M_COUNT };
 
@@ -464,24 +465,25 @@ static void file_done(const gconf *c, fres *res, const char *rel, size_t rel_len
     out_add(&res->out, "\n", 1);
 }
 
-/* Make s->buf hold at least n bytes. */
+/* Make s->buf hold at least n bytes, and PAD more. PCRE2's JIT reads a
+ * little past the subject's end (harmlessly, within the vector it loads);
+ * bytes there never written make valgrind report every match, so the PAD
+ * bytes after what was read are zeroed (pad_after). */
 static bool buf_room(searcher *s, size_t n) {
     if (s->cap >= n)
         return true;
     size_t cap = s->cap ? s->cap : 65536;
     while (cap < n)
         cap *= 2;
-    char *p = realloc(s->buf, cap);
+    char *p = realloc(s->buf, cap + PAD);
     if (!p)
         return false;
-    /* PCRE2's JIT reads a little past the subject's end (harmlessly, never
-     * across a page); bytes there that were never written make valgrind
-     * report every match. */
-    memset(p + s->cap, 0, cap - s->cap);
     s->buf = p;
     s->cap = cap;
     return true;
 }
+
+static void pad_after(searcher *s, size_t n) { memset(s->buf + n, 0, PAD); }
 
 /* Give back a buffer grown past READ_MAX (a whole file read for context,
  * or a very long line): it is not needed for the next file. */
@@ -533,6 +535,7 @@ static void search_stream(const gconf *c, searcher *s, int fd, size_t size, cons
         }
         total += (size_t)k;
         len += (size_t)k;
+        pad_after(s, len);
         bool eof = (size_t)k < want || total >= size;
         if (first) {
             if (memchr(s->buf, '\0', len < SNIFF ? len : SNIFF)) {
@@ -605,6 +608,7 @@ static void search_fd(const gconf *c, searcher *s, int fd, const char *rel, size
         return;
     }
     n = (size_t)got;
+    pad_after(s, n);
     if (memchr(s->buf, '\0', n < SNIFF ? n : SNIFF)) {
         res->binary = true;
         return;
@@ -633,6 +637,31 @@ static void open_and_search(const gconf *c, searcher *s, int dirfd, const char *
 
 /* ---- the searcher threads ----------------------------------------------- */
 
+/* Take the job at the queue's head and search it with `s`, leaving the
+ * result in its slot. With pl->mu held (let go meanwhile); the queue is
+ * not empty. */
+static void run_job(pool *pl, searcher *s) {
+    job j = pl->q[pl->qhead];
+    pl->qhead = (pl->qhead + 1) % WINDOW;
+    pl->qlen--;
+    bool skip = pl->skip;
+    pthread_mutex_unlock(&pl->mu);
+    fres res = {0};
+    if (skip || !s->md || rig_call_cancelled(pl->c->call)) {
+        res.out.oom = !s->md;
+    } else {
+        const char *slash = strrchr(j.rel, '/');
+        open_and_search(pl->c, s, j.dir->fd, slash ? slash + 1 : j.rel, j.rel, strlen(j.rel),
+                        &res);
+    }
+    dref_put(j.dir);
+    free(j.rel);
+    pthread_mutex_lock(&pl->mu);
+    pl->slot[j.seq % WINDOW] = res;
+    pl->ready[j.seq % WINDOW] = true;
+    pthread_cond_signal(&pl->done);
+}
+
 static void *searcher_main(void *arg) {
     pool *pl = arg;
     searcher s = {pcre2_match_data_create_from_pattern(pl->c->re, NULL), NULL, 0};
@@ -642,25 +671,7 @@ static void *searcher_main(void *arg) {
             pthread_cond_wait(&pl->work, &pl->mu);
         if (!pl->qlen)
             break;
-        job j = pl->q[pl->qhead];
-        pl->qhead = (pl->qhead + 1) % WINDOW;
-        pl->qlen--;
-        bool skip = pl->skip;
-        pthread_mutex_unlock(&pl->mu);
-        fres res = {0};
-        if (skip || !s.md || rig_call_cancelled(pl->c->call)) {
-            res.out.oom = !s.md;
-        } else {
-            const char *slash = strrchr(j.rel, '/');
-            open_and_search(pl->c, &s, j.dir->fd, slash ? slash + 1 : j.rel, j.rel,
-                            strlen(j.rel), &res);
-        }
-        dref_put(j.dir);
-        free(j.rel);
-        pthread_mutex_lock(&pl->mu);
-        pl->slot[j.seq % WINDOW] = res;
-        pl->ready[j.seq % WINDOW] = true;
-        pthread_cond_signal(&pl->done);
+        run_job(pl, &s);
     }
     pthread_mutex_unlock(&pl->mu);
     pcre2_match_data_free(s.md);
@@ -721,6 +732,12 @@ static void drain(grepper *g, bool wait) {
         }
         if (!wait || pl->merged == pl->next_seq)
             return;
+        if (pl->qlen) {
+            /* Rather than wait, search a file too: the searchers may be off
+             * the CPU, or the head of the window slow. */
+            run_job(pl, &g->self);
+            continue;
+        }
         pthread_cond_wait(&pl->done, &pl->mu);
     }
 }
@@ -1177,7 +1194,9 @@ static rig_result *grep_run_in(rig_call *call, rig_roots *roots) {
     pcre2_set_match_limit(c->mctx, MATCH_LIMIT);
     if (!c->multiline && (fixed || line_local(pattern, plen_raw))) {
         rig_result *ignored = NULL;
-        c->scan = compile(pattern, plen_raw, opts | PCRE2_MULTILINE, &ignored);
+        /* A literal has no anchors for MULTILINE to change (and PCRE2 takes
+         * no MULTILINE with LITERAL): the same compile scans. */
+        c->scan = compile(pattern, plen_raw, fixed ? opts : opts | PCRE2_MULTILINE, &ignored);
         rig_result_free(ignored); /* NULL: no scan, line by line it is */
     }
     g->self.md = pcre2_match_data_create_from_pattern(c->re, NULL);
