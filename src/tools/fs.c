@@ -3,6 +3,7 @@
  * calls of those tools find the roots of their session here. */
 #include "core/internal.h"
 #include "rig/fs.h"
+#include "tools/builtins.h"
 #include "tools/fs.h"
 
 static rig_tool *(*const makers[])(rig_roots *roots, rig_error *err) = {
@@ -49,4 +50,14 @@ rig_result *rig__fs_with_roots(rig_call *call, rig_result *(*run)(rig_call *call
     rig_result *res = run(call, roots);
     rig__fs_roots_done(roots);
     return res;
+}
+
+rig_tool *rig__fs_tool_new(const rig_builtin_spec *spec, rig_roots *roots, rig_error *err)
+{
+    if (!roots) {
+        rig_error_set(err, RIG_EINVAL, "%s needs roots: the directories it may work in.",
+                      spec->name);
+        return NULL;
+    }
+    return rig__builtin_new(spec, roots, NULL, err);
 }

@@ -14,6 +14,7 @@
 #include "rig/fs.h"
 #include "rig/roots.h"
 #include "rig/tool.h"
+#include "tools/builtins.h"
 #include "util/compiler.h"
 
 RIG_INTERNAL rig_tool *rig__read_file_tool_new(rig_roots *roots, rig_error *err); /* fs_read.c */
@@ -38,6 +39,11 @@ RIG_INTERNAL int rig__fs_replace(int pfd, const char *leaf, const char *buf, siz
 
 RIG_INTERNAL rig_tool *rig__glob_tool_new(rig_roots *roots, rig_error *err); /* fs_glob.c */
 RIG_INTERNAL rig_tool *rig__grep_tool_new(rig_roots *roots, rig_error *err); /* fs_grep.c */
+
+/* fs.c: a file tool from its spec, working in `roots` (kept, not owned);
+ * NULL roots is RIG_EINVAL. */
+RIG_INTERNAL rig_tool *rig__fs_tool_new(const rig_builtin_spec *spec, rig_roots *roots,
+                                        rig_error *err);
 
 /* fs.c: the roots a call works in: its session's, when its client offered
  * roots (MCP roots/list), else the tool's own (rig_call_data). Held from

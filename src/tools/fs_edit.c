@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include "rig/json.h"
 #include "tools/builtins.h"
 #include "tools/fs.h"
+#include "util/buf.h"
 #include "util/sha256.h"
 
 #define EDIT_MAX_BYTES (16u * 1024 * 1024) /* files larger are refused */
@@ -41,70 +41,6 @@
 #define DIFF_LCS_CELLS (4u * 1024 * 1024) /* larger middles: one replace */
 #define SHOW_LINES 10                     /* line numbers named when ambiguous */
 #define ANCHOR_REACH 10                   /* rung 6: extra lines a block may span */
-
-/* ---- a growable byte buffer --------------------------------------------- */
-
-typedef struct dbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} dbuf;
-
-static bool db_reserve(dbuf *b, size_t more)
-{
-    if (b->oom)
-        return false;
-    if (more > SIZE_MAX / 4 - b->len) {
-        b->oom = true;
-        return false;
-    }
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-static void db_add(dbuf *b, const void *s, size_t n)
-{
-    if (!db_reserve(b, n))
-        return;
-    if (n)
-        memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void db_addc(dbuf *b, char c)
-{
-    db_add(b, &c, 1);
-}
-
-static void db_addf(dbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void db_addf(dbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        db_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static void db_free(dbuf *b)
-{
-    free(b->p);
-    *b = (dbuf){0};
-}
 
 /* ---- lines ---------------------------------------------------------------- */
 
@@ -186,10 +122,10 @@ static size_t line_of(const char *t, size_t off)
 /* Append line s normalized for rung 2 (trailing whitespace dropped), 4
  * (whitespace runs as one space, ends trimmed) or 5 (4 plus typographic
  * quotes and dashes as ASCII). */
-static void norm_line(int rung, const char *s, size_t n, dbuf *o)
+static void norm_line(int rung, const char *s, size_t n, rig__buf *o)
 {
     if (rung == 2) {
-        db_add(o, s, rtrim_len(s, n));
+        rig__buf_add(o, s, rtrim_len(s, n));
         return;
     }
     bool pending = false, any = false;
@@ -201,7 +137,7 @@ static void norm_line(int rung, const char *s, size_t n, dbuf *o)
             continue;
         }
         if (pending)
-            db_addc(o, ' ');
+            rig__buf_addc(o, ' ');
         pending = false;
         any = true;
         if (rung == 5 && c == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80) {
@@ -210,18 +146,18 @@ static void norm_line(int rung, const char *s, size_t n, dbuf *o)
                                                  : d == 0x93 || d == 0x94 ? '-'
                                                                           : 0;
             if (m) {
-                db_addc(o, m);
+                rig__buf_addc(o, m);
                 i += 3;
                 continue;
             }
         }
-        db_addc(o, (char)c);
+        rig__buf_addc(o, (char)c);
         i++;
     }
 }
 
 /* Every line of t normalized for `rung`, in `store`, as spans into it. */
-static bool norm_all(int rung, const char *t, const lines *L, dbuf *store, span *out)
+static bool norm_all(int rung, const char *t, const lines *L, rig__buf *store, span *out)
 {
     store->len = 0;
     for (size_t i = 0; i < L->n; i++) {
@@ -230,7 +166,7 @@ static bool norm_all(int rung, const char *t, const lines *L, dbuf *store, span 
         out[i] = (span){at, store->len - at};
     }
     if (!store->p)
-        db_reserve(store, 1);
+        rig__buf_reserve(store, 1);
     return !store->oom;
 }
 
@@ -314,7 +250,7 @@ static bool search(const char *t, size_t n, const char *old, size_t olen, found 
     if (ol && old[ol - 1] == '\n')
         ol--;
     lines L = {0}, O = {0};
-    dbuf fs = {0}, os = {0};
+    rig__buf fs = {0}, os = {0};
     span *fn = NULL, *on = NULL;
     bool ok = false;
     if (!split_lines(t, n, &L) || !split_lines(old, ol, &O))
@@ -390,8 +326,8 @@ out:
     free(O.v);
     free(fn);
     free(on);
-    db_free(&fs);
-    db_free(&os);
+    rig__buf_free(&fs);
+    rig__buf_free(&os);
     return ok;
 }
 
@@ -408,7 +344,7 @@ static const char *rung_name(int rung)
 }
 
 /* "the closest line is line N: ..." for oldText that was not found. */
-static void closest_line(const char *t, size_t n, const char *old, size_t olen, dbuf *msg)
+static void closest_line(const char *t, size_t n, const char *old, size_t olen, rig__buf *msg)
 {
     lines L = {0}, O = {0};
     if (!split_lines(t, n, &L) || !split_lines(old, olen, &O)) {
@@ -434,10 +370,10 @@ static void closest_line(const char *t, size_t n, const char *old, size_t olen, 
     if (best_i != SIZE_MAX) {
         span s = L.v[best_i];
         int shown = s.len > 200 ? 200 : (int)s.len;
-        db_addf(msg, " The closest line is line %zu: \"%.*s\"%s.", best_i + 1, shown,
+        rig__buf_addf(msg, " The closest line is line %zu: \"%.*s\"%s.", best_i + 1, shown,
                 t + s.off, s.len > 200 ? "..." : "");
     } else {
-        db_addf(msg, " No line of the file starts like oldText's first line.");
+        rig__buf_addf(msg, " No line of the file starts like oldText's first line.");
     }
     free(L.v);
     free(O.v);
@@ -448,12 +384,12 @@ static void closest_line(const char *t, size_t n, const char *old, size_t olen, 
 /* Replace the match f of old in t (n bytes) by neu, into out. NULL, or
  * the reason it cannot (static text). */
 static const char *apply(const char *t, size_t n, const found *f, const char *old, size_t olen,
-                         const char *neu, size_t nlen, dbuf *out)
+                         const char *neu, size_t nlen, rig__buf *out)
 {
     size_t start = f->off, end = f->off + f->len;
-    dbuf rep = {0};
+    rig__buf rep = {0};
     if (f->rung == 1) {
-        db_add(&rep, neu, nlen);
+        rig__buf_add(&rep, neu, nlen);
     } else {
         bool old_nl = olen && old[olen - 1] == '\n';
         bool new_nl = nlen && neu[nlen - 1] == '\n';
@@ -480,28 +416,28 @@ static const char *apply(const char *t, size_t n, const found *f, const char *ol
                     size_t drop = lead_ws(neu + p, ll);
                     if (drop > f->oi)
                         drop = f->oi;
-                    db_add(&rep, ind, f->wi);
-                    db_add(&rep, neu + p + drop, ll - drop);
+                    rig__buf_add(&rep, ind, f->wi);
+                    rig__buf_add(&rep, neu + p + drop, ll - drop);
                 }
                 if (!e)
                     break;
-                db_addc(&rep, '\n');
+                rig__buf_addc(&rep, '\n');
                 p += ll + 1;
             }
         } else {
-            db_add(&rep, neu, nlen);
+            rig__buf_add(&rep, neu, nlen);
         }
     }
     if (end - start > 2 * olen + 200) {
-        db_free(&rep);
+        rig__buf_free(&rep);
         return "matched a region far larger than oldText";
     }
     out->len = 0;
-    db_add(out, t, start);
-    db_add(out, rep.p ? rep.p : "", rep.len);
-    db_add(out, t + end, n - end);
+    rig__buf_add(out, t, start);
+    rig__buf_add(out, rep.p ? rep.p : "", rep.len);
+    rig__buf_add(out, t + end, n - end);
     bool oom = rep.oom || out->oom;
-    db_free(&rep);
+    rig__buf_free(&rep);
     return oom ? "ran out of memory" : NULL;
 }
 
@@ -537,26 +473,26 @@ typedef struct op {
     size_t ai, bi; /* lines of a and b before this one */
 } op;
 
-static void put_line(dbuf *o, char kind, const dline *l)
+static void put_line(rig__buf *o, char kind, const dline *l)
 {
-    db_addc(o, kind);
-    db_add(o, l->s, l->len);
-    db_addc(o, '\n');
+    rig__buf_addc(o, kind);
+    rig__buf_add(o, l->s, l->len);
+    rig__buf_addc(o, '\n');
     if (l->nonl)
-        db_add(o, "\\ No newline at end of file\n", 28);
+        rig__buf_add(o, "\\ No newline at end of file\n", 28);
 }
 
-static void put_range(dbuf *o, char sign, size_t start, size_t count)
+static void put_range(rig__buf *o, char sign, size_t start, size_t count)
 {
     if (count == 1)
-        db_addf(o, "%c%zu", sign, start + 1);
+        rig__buf_addf(o, "%c%zu", sign, start + 1);
     else
-        db_addf(o, "%c%zu,%zu", sign, count ? start + 1 : start, count);
+        rig__buf_addf(o, "%c%zu,%zu", sign, count ? start + 1 : start, count);
 }
 
 /* The unified diff of a -> b, labelled with path; false when out of memory. */
 static bool unified_diff(const char *path, const char *a, size_t an, const char *b, size_t bn,
-                         dbuf *o)
+                         rig__buf *o)
 {
     size_t na = 0, nb = 0;
     dline *A = diff_lines(a, an, &na), *B = diff_lines(b, bn, &nb);
@@ -612,7 +548,7 @@ static bool unified_diff(const char *path, const char *a, size_t an, const char 
     for (size_t s = 0; s < suf; s++)
         ops[m++] = (op){' ', ai++, bi++};
 
-    db_addf(o, "--- a%s%s\n+++ b%s%s\n", path[0] == '/' ? "" : "/", path,
+    rig__buf_addf(o, "--- a%s%s\n+++ b%s%s\n", path[0] == '/' ? "" : "/", path,
             path[0] == '/' ? "" : "/", path);
     size_t c = 0;
     while (c < m) {
@@ -635,11 +571,11 @@ static bool unified_diff(const char *path, const char *a, size_t an, const char 
             ca += ops[q].kind != '+';
             cb += ops[q].kind != '-';
         }
-        db_add(o, "@@ ", 3);
+        rig__buf_add(o, "@@ ", 3);
         put_range(o, '-', ops[h0].ai, ca);
-        db_addc(o, ' ');
+        rig__buf_addc(o, ' ');
         put_range(o, '+', ops[h0].bi, cb);
-        db_add(o, " @@\n", 4);
+        rig__buf_add(o, " @@\n", 4);
         for (size_t q = h0; q < h1; q++)
             put_line(o, ops[q].kind, ops[q].kind == '+' ? &B[ops[q].bi] : &A[ops[q].ai]);
         c = h1;
@@ -656,22 +592,22 @@ out:
 /* ---- the tool -------------------------------------------------------------- */
 
 /* s with "\r\n" as "\n" (crlf_to_lf) or "\n" as "\r\n", into o. */
-static void convert_eol(const char *s, size_t n, bool to_lf, dbuf *o)
+static void convert_eol(const char *s, size_t n, bool to_lf, rig__buf *o)
 {
     o->len = 0;
-    db_reserve(o, to_lf ? n : n * 2);
+    rig__buf_reserve(o, to_lf ? n : n * 2);
     for (size_t i = 0; i < n; i++) {
         if (to_lf && s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
             continue;
         if (!to_lf && s[i] == '\n')
-            db_addc(o, '\r');
-        db_addc(o, s[i]);
+            rig__buf_addc(o, '\r');
+        rig__buf_addc(o, s[i]);
     }
     if (!o->p)
-        db_reserve(o, 1);
+        rig__buf_reserve(o, 1);
 }
 
-static rig_result *read_whole(int pfd, const char *leaf, const char *path, dbuf *raw,
+static rig_result *read_whole(int pfd, const char *leaf, const char *path, rig__buf *raw,
                               struct stat *st)
 {
     int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -691,9 +627,9 @@ static rig_result *read_whole(int pfd, const char *leaf, const char *path, dbuf 
                                 "write_file if it is small enough, or leave it to a program.",
                                 path, (long long)st->st_size, EDIT_MAX_BYTES >> 20);
     }
-    db_reserve(raw, (size_t)st->st_size + 1);
+    rig__buf_reserve(raw, (size_t)st->st_size + 1);
     for (;;) {
-        if (!db_reserve(raw, 65536))
+        if (!rig__buf_reserve(raw, 65536))
             break;
         ssize_t k = read(fd, raw->p + raw->len, raw->cap - raw->len - 1);
         if (k < 0 && errno == EINTR)
@@ -754,7 +690,7 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
         return rig_result_error("%s", err.message);
     }
     rig_result *res = NULL;
-    dbuf raw = {0}, cur = {0}, next = {0}, tmp = {0}, o = {0}, n = {0}, msg = {0}, diff = {0};
+    rig__buf raw = {0}, cur = {0}, next = {0}, tmp = {0}, o = {0}, n = {0}, msg = {0}, diff = {0};
     struct stat lst, st;
     if (fstatat(pfd, leaf, &lst, AT_SYMLINK_NOFOLLOW) != 0) {
         res = errno == ENOENT ? rig_result_error("No such file: '%s'. Check the path; edit_file "
@@ -798,9 +734,9 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
     if (crlf)
         convert_eol(raw.p, raw.len, true, &cur);
     else
-        db_add(&cur, raw.p, raw.len);
+        rig__buf_add(&cur, raw.p, raw.len);
     if (!cur.p)
-        db_reserve(&cur, 1);
+        rig__buf_reserve(&cur, 1);
     const char *orig = NULL;
     size_t orig_len = cur.len;
     char *orig_copy = malloc(cur.len + 1);
@@ -812,7 +748,7 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
     memcpy(orig_copy, cur.p, cur.len + 1);
     orig = orig_copy;
 
-    dbuf notes = {0};
+    rig__buf notes = {0};
     for (size_t e = 0; e < nedits; e++) {
         rig_json_val ed = rig_json_at(edits, e);
         rig_json_val ov = rig_json_get(ed, "oldText"), nv = rig_json_get(ed, "newText");
@@ -838,9 +774,9 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
             convert_eol(ns, nl2, true, &n);
         } else {
             o.len = n.len = 0;
-            db_add(&o, os, ol);
-            db_add(&n, ns, nl2);
-            db_reserve(&n, 1);
+            rig__buf_add(&o, os, ol);
+            rig__buf_add(&n, ns, nl2);
+            rig__buf_reserve(&n, 1);
         }
         found f;
         if (o.oom || n.oom || !search(cur.p, cur.len, o.p, o.len, &f)) {
@@ -849,22 +785,22 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
         }
         if (f.count == 0) {
             msg.len = 0;
-            db_addf(&msg, "Edit %zu of %zu: oldText was not found in '%s'.", e + 1, nedits,
+            rig__buf_addf(&msg, "Edit %zu of %zu: oldText was not found in '%s'.", e + 1, nedits,
                     path);
             closest_line(cur.p, cur.len, o.p, o.len, &msg);
-            db_addf(&msg, " Read the file again and copy the text exactly. Nothing was edited.");
+            rig__buf_addf(&msg, " Read the file again and copy the text exactly. Nothing was edited.");
             res = rig_result_error("%s", msg.oom ? "oldText was not found." : msg.p);
             break;
         }
         if (f.count > 1) {
             msg.len = 0;
-            db_addf(&msg, "Edit %zu of %zu: oldText matches %zu places in '%s' (%s), at lines ",
+            rig__buf_addf(&msg, "Edit %zu of %zu: oldText matches %zu places in '%s' (%s), at lines ",
                     e + 1, nedits, f.count, path, rung_name(f.rung));
             for (size_t i = 0; i < f.count && i < SHOW_LINES; i++)
-                db_addf(&msg, "%s%zu", i ? ", " : "", f.shown[i]);
+                rig__buf_addf(&msg, "%s%zu", i ? ", " : "", f.shown[i]);
             if (f.count > SHOW_LINES)
-                db_addf(&msg, ", ...");
-            db_addf(&msg, ". Add more surrounding lines to oldText so that it matches only one "
+                rig__buf_addf(&msg, ", ...");
+            rig__buf_addf(&msg, ". Add more surrounding lines to oldText so that it matches only one "
                           "place. Nothing was edited.");
             res = rig_result_error("%s", msg.oom ? "oldText matches several places." : msg.p);
             break;
@@ -879,15 +815,15 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
             break;
         }
         if (f.rung > 1)
-            db_addf(&notes, " Edit %zu matched %s at line %zu.", e + 1, rung_name(f.rung),
+            rig__buf_addf(&notes, " Edit %zu matched %s at line %zu.", e + 1, rung_name(f.rung),
                     f.shown[0]);
-        dbuf swap = cur;
+        rig__buf swap = cur;
         cur = next;
         next = swap;
     }
     if (res) {
         free(orig_copy);
-        db_free(&notes);
+        rig__buf_free(&notes);
         goto done;
     }
 
@@ -896,13 +832,13 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
     if (orig_len > 0 && cur.len > 0) {
         bool has_final = cur.p[cur.len - 1] == '\n';
         if (had_final && !has_final)
-            db_addc(&cur, '\n');
+            rig__buf_addc(&cur, '\n');
         else if (!had_final && has_final)
             cur.p[--cur.len] = '\0';
     }
     if (!unified_diff(path, orig, orig_len, cur.p, cur.len, &diff) || cur.oom) {
         free(orig_copy);
-        db_free(&notes);
+        rig__buf_free(&notes);
         res = rig_result_error("Out of memory editing '%s'.", path);
         goto done;
     }
@@ -914,7 +850,7 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
     if (crlf) {
         convert_eol(cur.p, cur.len, false, &tmp);
         if (tmp.oom) {
-            db_free(&notes);
+            rig__buf_free(&notes);
             res = rig_result_error("Out of memory editing '%s'.", path);
             goto done;
         }
@@ -948,17 +884,17 @@ static rig_result *edit_file_run_in(rig_call *call, rig_roots *roots)
             rig_result_textn(res, diff.p, diff.len);
         }
     }
-    db_free(&notes);
+    rig__buf_free(&notes);
 done:
     close(pfd);
-    db_free(&raw);
-    db_free(&cur);
-    db_free(&next);
-    db_free(&tmp);
-    db_free(&o);
-    db_free(&n);
-    db_free(&msg);
-    db_free(&diff);
+    rig__buf_free(&raw);
+    rig__buf_free(&cur);
+    rig__buf_free(&next);
+    rig__buf_free(&tmp);
+    rig__buf_free(&o);
+    rig__buf_free(&n);
+    rig__buf_free(&msg);
+    rig__buf_free(&diff);
     return res;
 }
 
@@ -1000,9 +936,5 @@ static const rig_builtin_spec edit_file_spec = {
 
 rig_tool *rig__edit_file_tool_new(rig_roots *roots, rig_error *err)
 {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "edit_file needs roots: the directories it may change.");
-        return NULL;
-    }
-    return rig__builtin_new(&edit_file_spec, roots, NULL, err);
+    return rig__fs_tool_new(&edit_file_spec, roots, err);
 }

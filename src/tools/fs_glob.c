@@ -415,9 +415,5 @@ static const rig_builtin_spec glob_spec = {
 };
 
 rig_tool *rig__glob_tool_new(rig_roots *roots, rig_error *err) {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "glob needs roots: the directories it may search.");
-        return NULL;
-    }
-    return rig__builtin_new(&glob_spec, roots, NULL, err);
+    return rig__fs_tool_new(&glob_spec, roots, err);
 }

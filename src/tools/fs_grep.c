@@ -56,6 +56,7 @@
 #include "rig/json.h"
 #include "tools/builtins.h"
 #include "tools/fs.h"
+#include "util/buf.h"
 
 #define VISIT_MAX 500000           /* entries looked at before giving up */
 #define DEPTH_MAX 64               /* directory levels entered */
@@ -74,12 +75,6 @@
 #define PAD 64                     /* zeroed bytes after the text in a searcher's buffer */
 
 enum mode { M_FILES, M_CONTENT, M_COUNT };
-
-typedef struct outbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} outbuf;
 
 /* What every searcher reads and nobody writes once the search starts. */
 typedef struct gconf {
@@ -105,7 +100,7 @@ typedef struct searcher {
 
 /* What searching one file gave. */
 typedef struct fres {
-    outbuf out;                    /* result lines, each ending in '\n' */
+    rig__buf out;                    /* result lines, each ending in '\n' */
     size_t lines;
     bool matched, searched, binary, too_big, too_big_whole, unreadable, match_error, full;
 } fres;
@@ -166,43 +161,12 @@ typedef struct grepper {
     size_t inline_left;
     pool *pl;                      /* NULL until threads start, or single-threaded */
     size_t nthreads;
-    outbuf out;
+    rig__buf out;
     size_t seen;                   /* result lines produced (shown or not) */
     size_t files_searched, files_matched, binary, too_big, too_big_whole, unreadable, ignored,
         visited;
     bool truncated, stopped, too_deep, cancelled, match_error;
 } grepper;
-
-static void out_add(outbuf *o, const char *s, size_t n) {
-    if (o->oom)
-        return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->len + n + 1)
-            cap *= 2;
-        char *p = realloc(o->p, cap);
-        if (!p) {
-            o->oom = true;
-            return;
-        }
-        o->p = p;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-    o->p[o->len] = '\0';
-}
-
-static void out_fmt(outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_fmt(outbuf *o, const char *fmt, ...) {
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        out_add(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 /* ---- searching one file (any thread) ------------------------------------ */
 
@@ -218,11 +182,11 @@ static bool room(const gconf *c, fres *res) {
 
 static void out_path(const gconf *c, fres *res, const char *rel, size_t rel_len) {
     if (c->prefix_len) {
-        out_add(&res->out, c->shown_prefix, c->prefix_len);
+        rig__buf_add(&res->out, c->shown_prefix, c->prefix_len);
         if (rel_len)
-            out_add(&res->out, c->sep, strlen(c->sep));
+            rig__buf_add(&res->out, c->sep, strlen(c->sep));
     }
-    out_add(&res->out, rel, rel_len);
+    rig__buf_add(&res->out, rel, rel_len);
 }
 
 /* One line of content output: `mark` ':' for a match, '-' for context. */
@@ -231,25 +195,25 @@ static void emit_line(const gconf *c, fres *res, const char *rel, size_t rel_len
     if (!room(c, res))
         return;
     out_path(c, res, rel, rel_len);
-    out_add(&res->out, &mark, 1);
+    rig__buf_add(&res->out, &mark, 1);
     if (c->numbers) {
-        out_fmt(&res->out, "%zu", lineno);
-        out_add(&res->out, &mark, 1);
+        rig__buf_addf(&res->out, "%zu", lineno);
+        rig__buf_add(&res->out, &mark, 1);
     }
     if (len && line[len - 1] == '\r')
         len--;
     if (len > LINE_SHOW_MAX) {
-        out_add(&res->out, line, LINE_SHOW_MAX);
-        out_fmt(&res->out, " [... %zu more bytes]", len - LINE_SHOW_MAX);
+        rig__buf_add(&res->out, line, LINE_SHOW_MAX);
+        rig__buf_addf(&res->out, " [... %zu more bytes]", len - LINE_SHOW_MAX);
     } else {
-        out_add(&res->out, line, len);
+        rig__buf_add(&res->out, line, len);
     }
-    out_add(&res->out, "\n", 1);
+    rig__buf_add(&res->out, "\n", 1);
 }
 
 static void emit_sep(const gconf *c, fres *res) {
     if (room(c, res))
-        out_add(&res->out, "--\n", 3);
+        rig__buf_add(&res->out, "--\n", 3);
 }
 
 /* pcre2_match of `re` on [s, s+n) from `start`: 1 match, 0 none, -1 error
@@ -461,8 +425,8 @@ static void file_done(const gconf *c, fres *res, const char *rel, size_t rel_len
         return;
     out_path(c, res, rel, rel_len);
     if (c->mode == M_COUNT)
-        out_fmt(&res->out, ":%zu", count);
-    out_add(&res->out, "\n", 1);
+        rig__buf_addf(&res->out, ":%zu", count);
+    rig__buf_add(&res->out, "\n", 1);
 }
 
 /* Make s->buf hold at least n bytes, and PAD more. PCRE2's JIT reads a
@@ -703,7 +667,7 @@ static void merge(grepper *g, fres *res) {
         if (g->seen >= g->offset + g->limit)
             g->truncated = true; /* the first line past the page: there are more */
         else if (g->seen++ >= g->offset)
-            out_add(&g->out, p, (size_t)(next - p));
+            rig__buf_add(&g->out, p, (size_t)(next - p));
         p = next;
     }
     free(res->out.p);
@@ -1410,9 +1374,5 @@ static const rig_builtin_spec grep_spec = {
 };
 
 rig_tool *rig__grep_tool_new(rig_roots *roots, rig_error *err) {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "grep needs roots: the directories it may search.");
-        return NULL;
-    }
-    return rig__builtin_new(&grep_spec, roots, NULL, err);
+    return rig__fs_tool_new(&grep_spec, roots, err);
 }

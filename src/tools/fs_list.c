@@ -21,7 +21,6 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 #include "rig/json.h"
 #include "tools/builtins.h"
 #include "tools/fs.h"
+#include "util/buf.h"
 
 #define LIST_CAP 1000          /* entries shown by list_directory */
 #define TREE_CAP 1000          /* entries shown by directory_tree */
@@ -44,63 +44,6 @@
 #define MULTI_MAX_LINES 2000   /* per file of read_multiple_files */
 #define MULTI_MAX_BYTES 45000  /* per file */
 #define MULTI_TOTAL_BYTES (400 * 1000) /* per call */
-
-/* ---- a growable byte buffer --------------------------------------------- */
-
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} buf;
-
-static bool buf_reserve(buf *b, size_t more) {
-    if (b->oom)
-        return false;
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-static void buf_add(buf *b, const void *s, size_t n) {
-    if (!buf_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void buf_adds(buf *b, const char *s) { buf_add(b, s, strlen(s)); }
-
-static void buf_addf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_addf(buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char tmp[512];
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        buf_add(b, tmp, (size_t)n);
-        return;
-    }
-    if (!buf_reserve(b, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
 
 /* ---- globs -------------------------------------------------------------- */
 
@@ -248,7 +191,7 @@ typedef struct walker {
     size_t remaining;       /* entries still to show */
     size_t shown, more, ignored, excluded, hidden_n, unreadable;
     bool more_capped, too_deep, cancelled, oom;
-    buf out;
+    rig__buf out;
     rig_json_writer jw;
 } walker;
 
@@ -605,12 +548,12 @@ static void show_entry(walker *w, int dirfd, const entry *e, int depth) {
     case E_DIR: {
         int fd = can_descend(w, depth) ? open_child(dirfd, e->name) : -2;
         if (fd == -1) {
-            buf_addf(&w->out, "[DIR] %s%s%s/ (cannot be listed: %s)\n", pre, sep, e->name,
+            rig__buf_addf(&w->out, "[DIR] %s%s%s/ (cannot be listed: %s)\n", pre, sep, e->name,
                      strerror(errno));
             w->unreadable++;
             break;
         }
-        buf_addf(&w->out, "[DIR] %s%s%s/\n", pre, sep, e->name);
+        rig__buf_addf(&w->out, "[DIR] %s%s%s/\n", pre, sep, e->name);
         if (fd >= 0)
             enter_fd(w, fd, e->name, depth);
         break;
@@ -619,23 +562,23 @@ static void show_entry(walker *w, int dirfd, const entry *e, int depth) {
         char target[PATH_MAX];
         ssize_t n = readlinkat(dirfd, e->name, target, sizeof target - 1);
         target[n > 0 ? n : 0] = '\0';
-        buf_addf(&w->out, "[LINK] %s%s%s -> %s\n", pre, sep, e->name, n >= 0 ? target : "?");
+        rig__buf_addf(&w->out, "[LINK] %s%s%s -> %s\n", pre, sep, e->name, n >= 0 ? target : "?");
         break;
     }
     case E_FILE: {
         if (!w->sizes) {
-            buf_addf(&w->out, "[FILE] %s%s%s\n", pre, sep, e->name);
+            rig__buf_addf(&w->out, "[FILE] %s%s%s\n", pre, sep, e->name);
             break;
         }
         struct stat st;
         char size[32] = "?";
         if (fstatat(dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
             human_size(size, sizeof size, (long long)st.st_size);
-        buf_addf(&w->out, "[FILE] %s%s%s (%s)\n", pre, sep, e->name, size);
+        rig__buf_addf(&w->out, "[FILE] %s%s%s (%s)\n", pre, sep, e->name, size);
         break;
     }
     default:
-        buf_addf(&w->out, "[OTHER] %s%s%s\n", pre, sep, e->name);
+        rig__buf_addf(&w->out, "[OTHER] %s%s%s\n", pre, sep, e->name);
         break;
     }
 }
@@ -752,14 +695,14 @@ static ruleset *exclude_rules(rig_call *call, walker *w) {
     if (!rig_json_len(arr))
         return NULL;
     ruleset *rs = calloc(1, sizeof *rs);
-    buf text = {0};
+    rig__buf text = {0};
     rig_json_iter it = rig_json_iter_init(arr);
     rig_json_val v;
     while (rig_json_iter_next(&it, &v)) {
         const char *s = rig_json_str_dup(v, rig_call_arena(call), NULL);
         if (s) {
-            buf_adds(&text, s);
-            buf_add(&text, "", 1); /* keep the NUL: one pattern a string */
+            rig__buf_adds(&text, s);
+            rig__buf_add(&text, "", 1); /* keep the NUL: one pattern a string */
         }
     }
     if (!rs || text.oom) {
@@ -806,36 +749,36 @@ static int open_dir(rig_call *call, const char *tool, const char *path, bool *gi
 
 /* The closing note of a listing: what was left out and how to narrow. */
 static void add_notes(walker *w, rig_result *r, const char *tool, const char *path, size_t cap) {
-    buf note = {0};
+    rig__buf note = {0};
     if (w->more || w->more_capped)
-        buf_addf(&note, "[Showing %zu entries; %s%zu more not shown (the limit is %zu). To "
+        rig__buf_addf(&note, "[Showing %zu entries; %s%zu more not shown (the limit is %zu). To "
                         "see them, call %s on a subdirectory, lower max_depth, or add "
                         "exclude_patterns.]",
                  w->shown, w->more_capped ? "at least " : "", w->more, cap, tool);
     if (w->ignored || w->excluded || w->hidden_n) {
         if (note.len)
-            buf_add(&note, "\n", 1);
-        buf_addf(&note, "[Not shown:");
+            rig__buf_add(&note, "\n", 1);
+        rig__buf_addf(&note, "[Not shown:");
         const char *sep = " ";
         if (w->ignored) {
-            buf_addf(&note, "%s%zu matched by ignore files", sep, w->ignored);
+            rig__buf_addf(&note, "%s%zu matched by ignore files", sep, w->ignored);
             sep = ", ";
         }
         if (w->excluded) {
-            buf_addf(&note, "%s%zu matched by exclude_patterns", sep, w->excluded);
+            rig__buf_addf(&note, "%s%zu matched by exclude_patterns", sep, w->excluded);
             sep = ", ";
         }
         if (w->hidden_n)
-            buf_addf(&note, "%s%zu hidden (names starting with '.'; include_hidden=true shows "
+            rig__buf_addf(&note, "%s%zu hidden (names starting with '.'; include_hidden=true shows "
                             "them)",
                      sep, w->hidden_n);
-        buf_addf(&note, ". .git is never listed.]");
+        rig__buf_addf(&note, ". .git is never listed.]");
     }
     if (w->unreadable)
-        buf_addf(&note, "%s[%zu director%s could not be read.]", note.len ? "\n" : "",
+        rig__buf_addf(&note, "%s[%zu director%s could not be read.]", note.len ? "\n" : "",
                  w->unreadable, w->unreadable == 1 ? "y" : "ies");
     if (w->too_deep)
-        buf_addf(&note, "%s[Directories more than %d levels down were not entered; call %s "
+        rig__buf_addf(&note, "%s[Directories more than %d levels down were not entered; call %s "
                         "on a deeper directory.]",
                  note.len ? "\n" : "", DEPTH_HARD_MAX, tool);
     (void)path;
@@ -1095,13 +1038,13 @@ static rig_result *get_file_info_run_in(rig_call *call, rig_roots *roots) {
     human_size(size, sizeof size, (long long)st.st_size);
 
     rig_result *r = rig_result_new();
-    buf t = {0};
-    buf_addf(&t, "path: %s\ntype: %s\nsize: %lld bytes", path, type, (long long)st.st_size);
+    rig__buf t = {0};
+    rig__buf_addf(&t, "path: %s\ntype: %s\nsize: %lld bytes", path, type, (long long)st.st_size);
     if (st.st_size >= 1024)
-        buf_addf(&t, " (%s)", size);
+        rig__buf_addf(&t, " (%s)", size);
     if (S_ISLNK(st.st_mode))
-        buf_addf(&t, "\ntarget: %s", tn >= 0 ? target : "(unreadable)");
-    buf_addf(&t, "\npermissions: %s\ncreated: %s\nmodified: %s\naccessed: %s", perms,
+        rig__buf_addf(&t, "\ntarget: %s", tn >= 0 ? target : "(unreadable)");
+    rig__buf_addf(&t, "\npermissions: %s\ncreated: %s\nmodified: %s\naccessed: %s", perms,
              have_btime ? created : "(not recorded by this file system)", modified, accessed);
     rig_result_textn(r, t.p ? t.p : "", t.len);
     bool oom = t.oom;
@@ -1178,21 +1121,21 @@ static const rig_builtin_spec get_file_info_spec = {
 /* ---- read_multiple_files ------------------------------------------------ */
 
 /* Append `n` bytes as UTF-8, invalid bytes as U+FFFD. */
-static void add_utf8(buf *b, const unsigned char *p, size_t n, size_t *bad) {
+static void add_utf8(rig__buf *b, const unsigned char *p, size_t n, size_t *bad) {
     const unsigned char *end = p + n;
     while (p < end) {
         const unsigned char *run = p;
         while (p < end && *p < 0x80)
             p++;
-        buf_add(b, run, (size_t)(p - run));
+        rig__buf_add(b, run, (size_t)(p - run));
         if (p >= end)
             break;
         size_t len = rig__utf8_seq(p, end);
         if (len) {
-            buf_add(b, p, len);
+            rig__buf_add(b, p, len);
             p += len;
         } else {
-            buf_add(b, "\xEF\xBF\xBD", 3);
+            rig__buf_add(b, "\xEF\xBF\xBD", 3);
             (*bad)++;
             p++;
         }
@@ -1201,29 +1144,29 @@ static void add_utf8(buf *b, const unsigned char *p, size_t n, size_t *bad) {
 
 /* One file's section: "==> path <==" and its text, or why not. True when
  * the file was read. */
-static bool read_one(rig_roots *roots, const char *path, size_t budget, buf *out) {
-    buf_addf(out, "==> %s <==\n", path);
+static bool read_one(rig_roots *roots, const char *path, size_t budget, rig__buf *out) {
+    rig__buf_addf(out, "==> %s <==\n", path);
     rig_error err = {0};
     int fd = rig_roots_open(roots, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0, NULL, &err);
     if (fd < 0) {
         if (err.code == RIG_ENOENT)
-            buf_addf(out, "[Error: no such file: '%s'. Check the path, or call list_directory "
+            rig__buf_addf(out, "[Error: no such file: '%s'. Check the path, or call list_directory "
                           "to see what exists.]\n",
                      path);
         else
-            buf_addf(out, "[Error: %s]\n", err.message);
+            rig__buf_addf(out, "[Error: %s]\n", err.message);
         return false;
     }
     struct stat st;
     bool ok = false;
     if (fstat(fd, &st) != 0) {
-        buf_addf(out, "[Error: '%s': %s.]\n", path, strerror(errno));
+        rig__buf_addf(out, "[Error: '%s': %s.]\n", path, strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {
-        buf_addf(out, "[Error: '%s' is a directory; call list_directory to see what it "
+        rig__buf_addf(out, "[Error: '%s' is a directory; call list_directory to see what it "
                       "holds.]\n",
                  path);
     } else if (!S_ISREG(st.st_mode)) {
-        buf_addf(out, "[Error: '%s' is not a regular file.]\n", path);
+        rig__buf_addf(out, "[Error: '%s' is not a regular file.]\n", path);
     } else {
         size_t want = budget < MULTI_MAX_BYTES ? budget : MULTI_MAX_BYTES;
         unsigned char *data = malloc(want + 1);
@@ -1242,13 +1185,13 @@ static bool read_one(rig_roots *roots, const char *path, size_t budget, buf *out
         if (!data) {
             out->oom = true;
         } else if (got == SIZE_MAX) {
-            buf_addf(out, "[Error: reading '%s' failed: %s.]\n", path, strerror(errno));
+            rig__buf_addf(out, "[Error: reading '%s' failed: %s.]\n", path, strerror(errno));
         } else if (memchr(data, '\0', got < 8192 ? got : 8192)) {
-            buf_addf(out, "[Error: '%s' is binary (%lld bytes), not text. Call read_file "
+            rig__buf_addf(out, "[Error: '%s' is binary (%lld bytes), not text. Call read_file "
                           "with binary=true to get it.]\n",
                      path, (long long)st.st_size);
         } else if (got == 0) {
-            buf_addf(out, "[The file is empty.]\n");
+            rig__buf_addf(out, "[The file is empty.]\n");
             ok = true;
         } else {
             bool more = got > want;
@@ -1276,14 +1219,14 @@ static bool read_one(rig_roots *roots, const char *path, size_t budget, buf *out
             size_t bad = 0;
             add_utf8(out, data, cut, &bad);
             if (data[cut - 1] != '\n')
-                buf_add(out, "\n", 1);
+                rig__buf_add(out, "\n", 1);
             if (more)
-                buf_addf(out, "[Only the first %zu line%s shown (%zu of %lld bytes). Call "
+                rig__buf_addf(out, "[Only the first %zu line%s shown (%zu of %lld bytes). Call "
                               "read_file with path='%s' and offset=%zu to read on.]\n",
                          nl ? nl : 1, nl > 1 ? "s" : "", cut, (long long)st.st_size, path,
                          nl + 1);
             if (bad)
-                buf_addf(out, "[%zu byte%s not valid UTF-8 shown as U+FFFD.]\n", bad,
+                rig__buf_addf(out, "[%zu byte%s not valid UTF-8 shown as U+FFFD.]\n", bad,
                          bad == 1 ? "" : "s");
             ok = true;
         }
@@ -1316,7 +1259,7 @@ static rig_result *read_multiple_files_run_in(rig_call *call, rig_roots *roots) 
     while (rig_json_iter_next(&it, &v)) {
         i++;
         const char *path = rig_json_str_dup(v, rig_call_arena(call), NULL);
-        buf one = {0};
+        rig__buf one = {0};
         if (!path) {
             oom = true;
             break;
@@ -1326,7 +1269,7 @@ static rig_result *read_multiple_files_run_in(rig_call *call, rig_roots *roots) 
             return rig_result_error("The reads were cancelled.");
         }
         if (used >= MULTI_TOTAL_BYTES) {
-            buf_addf(&one, "==> %s <==\n[Not read: this result is full. Call "
+            rig__buf_addf(&one, "==> %s <==\n[Not read: this result is full. Call "
                            "read_multiple_files again with the paths from here on.]\n",
                      path);
         } else if (read_one(roots, path, MULTI_TOTAL_BYTES - used, &one)) {
@@ -1377,27 +1320,19 @@ static const rig_builtin_spec read_multiple_files_spec = {
 
 /* ---- constructors ------------------------------------------------------- */
 
-static rig_tool *make(const rig_builtin_spec *spec, rig_roots *roots, rig_error *err) {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "%s needs roots: the directories it may read.",
-                      spec->name);
-        return NULL;
-    }
-    return rig__builtin_new(spec, roots, NULL, err);
-}
 
 rig_tool *rig__list_directory_tool_new(rig_roots *roots, rig_error *err) {
-    return make(&list_directory_spec, roots, err);
+    return rig__fs_tool_new(&list_directory_spec, roots, err);
 }
 
 rig_tool *rig__directory_tree_tool_new(rig_roots *roots, rig_error *err) {
-    return make(&directory_tree_spec, roots, err);
+    return rig__fs_tool_new(&directory_tree_spec, roots, err);
 }
 
 rig_tool *rig__get_file_info_tool_new(rig_roots *roots, rig_error *err) {
-    return make(&get_file_info_spec, roots, err);
+    return rig__fs_tool_new(&get_file_info_spec, roots, err);
 }
 
 rig_tool *rig__read_multiple_files_tool_new(rig_roots *roots, rig_error *err) {
-    return make(&read_multiple_files_spec, roots, err);
+    return rig__fs_tool_new(&read_multiple_files_spec, roots, err);
 }

@@ -28,7 +28,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 #include "json/internal.h"
 #include "tools/builtins.h"
 #include "tools/fs.h"
+#include "util/buf.h"
 #include "util/base64.h"
 
 #define SNIFF_BYTES 8192
@@ -47,51 +47,6 @@
 /* A shown line's raw bytes: enough for RIG_FS_READ_MAX_LINE_CHARS characters
  * of 4 bytes each, and the whole of the last one. */
 #define LINE_RAW_MAX (RIG_FS_READ_MAX_LINE_CHARS * 4 + 8)
-
-/* ---- a growable byte buffer --------------------------------------------- */
-
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} buf;
-
-static bool buf_reserve(buf *b, size_t more) {
-    if (b->oom)
-        return false;
-    if (b->len + more + 1 <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-static void buf_add(buf *b, const void *s, size_t n) {
-    if (!buf_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void buf_addf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_addf(buf *b, const char *fmt, ...) {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        buf_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 /* ---- what a file is ----------------------------------------------------- */
 
@@ -171,7 +126,7 @@ static ssize_t pread_full(int fd, void *p, size_t n, off_t off) {
 /* ---- binary ------------------------------------------------------------- */
 
 /* "file://" + the real path of `fd` (or the path as given), percent-encoded. */
-static void file_uri(int fd, const char *path, buf *out) {
+static void file_uri(int fd, const char *path, rig__buf *out) {
     char link[64], real[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, real, sizeof real - 1);
@@ -179,13 +134,13 @@ static void file_uri(int fd, const char *path, buf *out) {
         real[n] = '\0';
     else
         snprintf(real, sizeof real, "%s", path);
-    buf_add(out, "file://", 7);
+    rig__buf_add(out, "file://", 7);
     for (const unsigned char *s = (const unsigned char *)real; *s; s++) {
         if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
             strchr("/-._~", *s))
-            buf_add(out, s, 1);
+            rig__buf_add(out, s, 1);
         else
-            buf_addf(out, "%%%02X", *s);
+            rig__buf_addf(out, "%%%02X", *s);
     }
 }
 
@@ -232,7 +187,7 @@ static rig_result *read_binary(rig_call *call, int fd, const char *path, const s
     } else if (s.kind == K_AUDIO) {
         rig_result_audio(r, b64, s.mime);
     } else {
-        buf uri = {0};
+        rig__buf uri = {0};
         file_uri(fd, path, &uri);
         if (uri.oom) {
             free(b64);
@@ -251,7 +206,7 @@ static rig_result *read_binary(rig_call *call, int fd, const char *path, const s
 typedef struct text_reader {
     int64_t first, last;   /* the window, 1-based, inclusive */
     bool numbers;
-    buf out;
+    rig__buf out;
     /* the line being collected */
     unsigned char line[LINE_RAW_MAX];
     size_t line_len;       /* bytes kept in line[] */
@@ -284,7 +239,7 @@ static void emit(text_reader *tr, int64_t no, bool newline, const unsigned char 
                  size_t n) {
     size_t mark = tr->out.len;
     if (tr->numbers)
-        buf_addf(&tr->out, "%" PRId64 "\t", no);
+        rig__buf_addf(&tr->out, "%" PRId64 "\t", no);
     static const unsigned char fffd[3] = {0xEF, 0xBF, 0xBD};
     const unsigned char *p = line, *end = line + n;
     size_t chars = 0, bad = 0;
@@ -299,7 +254,7 @@ static void emit(text_reader *tr, int64_t no, bool newline, const unsigned char 
                 lim = room;
             while (k < lim && p[k] < 0x80)
                 k++;
-            buf_add(&tr->out, p, k);
+            rig__buf_add(&tr->out, p, k);
             chars += k;
             p += k;
             continue;
@@ -315,9 +270,9 @@ static void emit(text_reader *tr, int64_t no, bool newline, const unsigned char 
         }
         if (!stop) {
             if (ok)
-                buf_add(&tr->out, p, len);
+                rig__buf_add(&tr->out, p, len);
             else {
-                buf_add(&tr->out, fffd, 3);
+                rig__buf_add(&tr->out, fffd, 3);
                 bad++;
             }
         }
@@ -326,12 +281,12 @@ static void emit(text_reader *tr, int64_t no, bool newline, const unsigned char 
     }
     size_t total = chars + tr->line_more;
     if (total > RIG_FS_READ_MAX_LINE_CHARS) {
-        buf_addf(&tr->out, " [... line cut: %zu of its %zu characters shown]",
+        rig__buf_addf(&tr->out, " [... line cut: %zu of its %zu characters shown]",
                  (size_t)RIG_FS_READ_MAX_LINE_CHARS, total);
         tr->cut_lines++;
     }
     if (newline)
-        buf_add(&tr->out, "\n", 1);
+        rig__buf_add(&tr->out, "\n", 1);
     tr->line_len = 0;
     tr->line_more = 0;
     if (tr->out.len > RIG_FS_READ_MAX_TEXT && tr->shown_last) {
@@ -464,34 +419,34 @@ static rig_result *read_text(rig_call *call, int fd, const char *path, const str
     } else {
         r = rig_result_new();
         rig_result_textn(r, tr->out.p ? tr->out.p : "", tr->out.len);
-        buf note = {0};
+        rig__buf note = {0};
         if (!counted) {
-            buf_addf(&note, "[Lines %" PRId64 "-%" PRId64 " of at least %" PRId64 " shown (the "
+            rig__buf_addf(&note, "[Lines %" PRId64 "-%" PRId64 " of at least %" PRId64 " shown (the "
                             "file is %.1f MiB; lines past the first %lld MiB were not counted)",
                      tr->shown_first, tr->shown_last, total, (double)st->st_size / (1024 * 1024),
                      (long long)(SCAN_MAX >> 20));
             if (tr->full)
-                buf_addf(&note, "; the rest of the lines asked for did not fit in one result");
-            buf_addf(&note, ". Call read_file with offset=%" PRId64 " to read more.]",
+                rig__buf_addf(&note, "; the rest of the lines asked for did not fit in one result");
+            rig__buf_addf(&note, ". Call read_file with offset=%" PRId64 " to read more.]",
                      tr->shown_last + 1);
         } else if (tr->shown_first > 1 || tr->shown_last < total) {
-            buf_addf(&note, "[Lines %" PRId64 "-%" PRId64 " of %" PRId64 " shown", tr->shown_first,
+            rig__buf_addf(&note, "[Lines %" PRId64 "-%" PRId64 " of %" PRId64 " shown", tr->shown_first,
                      tr->shown_last, total);
             if (tr->full)
-                buf_addf(&note, "; the rest of the lines asked for did not fit in one result");
+                rig__buf_addf(&note, "; the rest of the lines asked for did not fit in one result");
             if (tr->shown_last < total)
-                buf_addf(&note, ". Call read_file with offset=%" PRId64 " to read more.]",
+                rig__buf_addf(&note, ". Call read_file with offset=%" PRId64 " to read more.]",
                          tr->shown_last + 1);
             else
-                buf_addf(&note, " (the end of the file).]");
+                rig__buf_addf(&note, " (the end of the file).]");
         }
         if (tr->cut_lines)
-            buf_addf(&note, "%s[%zu line%s longer than %d characters %s cut; the rest of such a "
+            rig__buf_addf(&note, "%s[%zu line%s longer than %d characters %s cut; the rest of such a "
                             "line cannot be shown by read_file.]",
                      note.len ? "\n" : "", tr->cut_lines, tr->cut_lines == 1 ? "" : "s",
                      RIG_FS_READ_MAX_LINE_CHARS, tr->cut_lines == 1 ? "was" : "were");
         if (tr->bad_bytes)
-            buf_addf(&note, "%s[%zu byte%s not valid UTF-8 %s shown as U+FFFD.]",
+            rig__buf_addf(&note, "%s[%zu byte%s not valid UTF-8 %s shown as U+FFFD.]",
                      note.len ? "\n" : "", tr->bad_bytes, tr->bad_bytes == 1 ? "" : "s",
                      tr->bad_bytes == 1 ? "is" : "are");
         if (note.len)
@@ -609,11 +564,7 @@ static const rig_builtin_spec read_file_spec = {
 };
 
 rig_tool *rig__read_file_tool_new(rig_roots *roots, rig_error *err) {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "read_file needs roots: the directories it may read.");
-        return NULL;
-    }
-    return rig__builtin_new(&read_file_spec, roots, NULL, err);
+    return rig__fs_tool_new(&read_file_spec, roots, err);
 }
 
 

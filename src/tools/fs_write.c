@@ -569,11 +569,7 @@ static const rig_builtin_spec write_file_spec = {
 
 rig_tool *rig__write_file_tool_new(rig_roots *roots, rig_error *err)
 {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "write_file needs roots: the directories it may write.");
-        return NULL;
-    }
-    return rig__builtin_new(&write_file_spec, roots, NULL, err);
+    return rig__fs_tool_new(&write_file_spec, roots, err);
 }
 
 /* ---- create_directory --------------------------------------------------- */
@@ -627,12 +623,7 @@ static const rig_builtin_spec create_directory_spec = {
 
 rig_tool *rig__create_directory_tool_new(rig_roots *roots, rig_error *err)
 {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL,
-                      "create_directory needs roots: the directories it may write.");
-        return NULL;
-    }
-    return rig__builtin_new(&create_directory_spec, roots, NULL, err);
+    return rig__fs_tool_new(&create_directory_spec, roots, err);
 }
 
 /* ---- move_file ---------------------------------------------------------- */
@@ -800,9 +791,5 @@ static const rig_builtin_spec move_file_spec = {
 
 rig_tool *rig__move_file_tool_new(rig_roots *roots, rig_error *err)
 {
-    if (!roots) {
-        rig_error_set(err, RIG_EINVAL, "move_file needs roots: the directories it may change.");
-        return NULL;
-    }
-    return rig__builtin_new(&move_file_spec, roots, NULL, err);
+    return rig__fs_tool_new(&move_file_spec, roots, err);
 }
