@@ -68,16 +68,15 @@ RIG_INTERNAL rig_result *rig__fs_with_roots(rig_call *call,
  *
  * The rules are ripgrep's: .ignore and .rgignore files everywhere (each
  * overriding the one before), .gitignore files only inside a git
- * repository, that is below a directory holding .git. rig__git_above says
- * whether `path` lies inside one that starts above it (looking no higher
- * than its root): pass it to rig__ignore_new. */
+ * repository, that is below a directory holding .git (looking no higher
+ * than the root); those of the directories between the root and the walk's
+ * start count too: rig__ignore_new(roots, path) reads them. */
 typedef struct rig__ignore rig__ignore;
 RIG_INTERNAL bool rig__glob_match(const char *pattern, const char *s);
-RIG_INTERNAL rig__ignore *rig__ignore_new(bool git_above);
+RIG_INTERNAL rig__ignore *rig__ignore_new(const rig_roots *roots, const char *path);
 RIG_INTERNAL void rig__ignore_free(rig__ignore *ig);
 RIG_INTERNAL bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len);
 RIG_INTERNAL void rig__ignore_pop(rig__ignore *ig);
-RIG_INTERNAL bool rig__git_above(const rig_roots *roots, const char *path);
 RIG_INTERNAL bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name,
                                   bool is_dir);
 

@@ -288,7 +288,7 @@ static rig_result *glob_run_in(rig_call *call, rig_roots *roots) {
     g->call = call;
     g->pattern = pattern;
     g->hidden = pattern[0] == '.' || strstr(pattern, "/.") != NULL;
-    g->ig = rig__ignore_new(rig__git_above(roots, path));
+    g->ig = rig__ignore_new(roots, path);
     g->heap = malloc(GLOB_CAP * sizeof *g->heap);
     rig_result *r = NULL;
     if (!g->ig || !g->heap) {

@@ -257,11 +257,13 @@ static size_t next_hit(const gconf *c, searcher *s, fres *res, const char *buf, 
         for (size_t pos = from; pos < n;) {
             if ((++calls & 63) == 0 && rig_call_cancelled(c->call))
                 return n;
-            int rc = run_match(c, c->scan, s, res, buf, n, pos);
-            if (rc == 0)
+            /* Not run_match: a scan that hits the limit is no failure of any
+             * line's, and the lines are then tried one by one. */
+            int rc = pcre2_match(c->scan, (PCRE2_SPTR)buf, n, pos, 0, s->md, c->mctx);
+            if (rc == PCRE2_ERROR_NOMATCH)
                 return n;
             if (rc < 0)
-                return next_line_hit(c, s, res, buf, n, pos); /* the limit: go line by line */
+                return next_line_hit(c, s, res, buf, n, pos);
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
             size_t ms = ov[0];
             if (ms >= n && buf[n - 1] == '\n')
@@ -270,9 +272,10 @@ static size_t next_hit(const gconf *c, searcher *s, fres *res, const char *buf, 
             size_t ls = nl ? (size_t)(nl - buf) + 1 : pos;
             const char *e = ms < n ? memchr(buf + ms, '\n', n - ms) : NULL;
             size_t le = e ? (size_t)(e - buf) : n;
-            /* Within the line, the match stands as it would on the line
-             * alone; across a newline, only the line alone can say. */
-            if (ov[1] <= le || run_match(c, c->re, s, res, buf + ls, le - ls, 0) > 0)
+            /* The line alone has the last word: a match across a newline,
+             * or one that \K or a lookaround the list below missed moved,
+             * may not stand on it. One more match per matching line. */
+            if (run_match(c, c->re, s, res, buf + ls, le - ls, 0) > 0)
                 return ls;
             pos = e ? le + 1 : n;
         }
@@ -365,9 +368,12 @@ static size_t search_lines(const gconf *c, searcher *s, fres *res, const char *r
                 if (ov[1] > ov[0]) {
                     msearch = ov[1];
                 } else {
-                    /* empty match: go on at the next line */
-                    const char *e = memchr(buf + ov[0], '\n', n - ov[0]);
-                    msearch = e ? (size_t)(e - buf) + 1 : n + 1;
+                    /* empty match: go on one character later (a match may
+                     * still start further on this line) */
+                    size_t k = ov[1] + 1;
+                    while (k < n && ((unsigned char)buf[k] & 0xC0) == 0x80)
+                        k++;
+                    msearch = k;
                 }
             }
             hit = have_m && mfrom <= le && mto >= ls;
@@ -484,6 +490,7 @@ static void search_stream(const gconf *c, searcher *s, int fd, size_t size, cons
     jstate js = {0, 1};
     size_t len = 0, total = 0;
     bool first = true;
+    bool cut = false, cut_hit = false; /* inside a line longer than LINE_BYTES_MAX */
     if (!buf_room(s, READ_MAX)) {
         res->out.oom = true;
         return;
@@ -518,8 +525,28 @@ static void search_stream(const gconf *c, searcher *s, int fd, size_t size, cons
                 continue;
             end = len; /* searched as a line of its own, cut there */
         }
-        if (end && !search_jumping(c, s, res, rel, rel_len, s->buf, end, &js))
+        /* The rest of a line cut at the last buffer's end: once the line
+         * has matched, its rest is skipped (a line counts once). */
+        size_t start = 0;
+        const char *first_nl = memchr(s->buf, '\n', end);
+        if (cut && cut_hit) {
+            start = first_nl ? (size_t)(first_nl - s->buf) + 1 : end;
+            if (first_nl)
+                js.lineno++;
+        }
+        size_t hits = js.count;
+        if (end > start &&
+            !search_jumping(c, s, res, rel, rel_len, s->buf + start, end - start, &js))
             break;
+        bool ends_cut = end == len && !eof && (len == 0 || s->buf[len - 1] != '\n');
+        if (ends_cut) {
+            /* hit in this line: in this piece, or (no newline since) before */
+            bool same_line = cut && !first_nl;
+            cut_hit = (same_line && cut_hit) || js.count > hits;
+            cut = true;
+        } else {
+            cut = false;
+        }
         if (eof)
             break;
         memmove(s->buf, s->buf + end, len - end);
@@ -1034,11 +1061,27 @@ out:
  * Conservative: a lookaround, \A \z \Z \G or a verb anywhere, even
  * escaped, says no. */
 static bool line_local(const char *p, size_t n) {
-    static const char *const risky[] = {"(?=", "(?!", "(?<=", "(?<!", "(*",
-                                        "\\A", "\\z", "\\Z", "\\G"};
+    /* Lookarounds (atomic and not), verbs, \A \z \Z \G; and what cannot
+     * give back what it took past a newline, so fails where the line alone
+     * matches: possessive quantifiers, atomic groups, \R and \X (which take
+     * \r\n whole). \K moves a match's start. */
+    static const char *const risky[] = {"(?=",  "(?!", "(?<=", "(?<!", "(*",  "(?*", "(?<*",
+                                        "(?>",  "*+",  "++",   "?+",   "}+",  "\\A", "\\z",
+                                        "\\Z", "\\G", "\\R",  "\\X",  "\\K"};
     for (size_t i = 0; i < sizeof risky / sizeof *risky; i++)
         if (memmem(p, n, risky[i], strlen(risky[i])))
             return false;
+    /* An option group that turns an option off or resets them, (?-m) or
+     * (?^): multiline off makes ^ and $ mean the buffer's ends. */
+    for (const char *q = p, *end = p + n; (q = memmem(q, (size_t)(end - q), "(?", 2)) != NULL;) {
+        q += 2;
+        while (q < end && (*q == '-' || *q == '^' || (*q >= 'a' && *q <= 'z') ||
+                           (*q >= 'A' && *q <= 'Z'))) {
+            if (*q == '-' || *q == '^')
+                return false;
+            q++;
+        }
+    }
     return true;
 }
 
@@ -1144,7 +1187,7 @@ static rig_result *grep_run_in(rig_call *call, rig_roots *roots) {
         opts |= PCRE2_LITERAL;
     if (rig_call_bool(call, "case_insensitive", false))
         opts |= PCRE2_CASELESS;
-    if (c->multiline)
+    if (c->multiline && !fixed) /* PCRE2 takes neither with LITERAL; a literal needs neither */
         opts |= PCRE2_MULTILINE | PCRE2_DOTALL;
     rig_result *r = NULL;
     c->re = compile(pattern, plen_raw, opts, &r);
@@ -1164,7 +1207,7 @@ static rig_result *grep_run_in(rig_call *call, rig_roots *roots) {
         rig_result_free(ignored); /* NULL: no scan, line by line it is */
     }
     g->self.md = pcre2_match_data_create_from_pattern(c->re, NULL);
-    g->ig = rig__ignore_new(rig__git_above(roots, path));
+    g->ig = rig__ignore_new(roots, path);
     if (!g->self.md || !g->ig) {
         r = rig_result_error("Out of memory searching '%s'.", path);
         goto out;

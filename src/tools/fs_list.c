@@ -40,6 +40,8 @@
 #define TREE_CAP 1000          /* entries shown by directory_tree */
 #define MORE_MAX 100000       /* entries counted past the cap before giving up */
 #define DEPTH_HARD_MAX 64      /* directory levels entered, whatever max_depth says */
+#define ANCESTORS_MAX 64       /* directories above a walk's start whose ignore files count */
+#define STACK_MAX (ANCESTORS_MAX + DEPTH_HARD_MAX + 2)
 #define GITIGNORE_MAX (256 * 1024)
 #define MULTI_MAX_LINES 2000   /* per file of read_multiple_files */
 #define MULTI_MAX_BYTES 45000  /* per file */
@@ -99,6 +101,7 @@ typedef struct ruleset {
     rule *rules;
     size_t n, cap;
     size_t base_len; /* length of the rel path of the directory holding it */
+    char *prefix;    /* above the start: the start's path from its directory */
     char *text;      /* the patterns point into it */
 } ruleset;
 
@@ -107,6 +110,7 @@ static void ruleset_free(ruleset *rs) {
         return;
     free(rs->rules);
     free(rs->text);
+    free(rs->prefix);
     free(rs);
 }
 
@@ -182,9 +186,9 @@ typedef struct walker {
     bool sizes;             /* list_directory: a stat per file for its size */
     int64_t max_depth;      /* levels shown; 1 = the directory's own entries */
     ruleset *excl;          /* exclude_patterns, or NULL */
-    ruleset *stack[DEPTH_HARD_MAX + 2];
-    bool git[DEPTH_HARD_MAX + 2]; /* inside a git repository at that level */
-    bool git_above;         /* the start is inside one (rig__git_above) */
+    ruleset *stack[STACK_MAX]; /* the start's ancestors' (load_ancestors), then one a
+                               * level entered */
+    bool git[STACK_MAX];    /* inside a git repository at that level */
     size_t nstack;
     char rel[PATH_MAX];     /* the current directory, relative to the start ("" at it) */
     size_t rel_len;
@@ -293,6 +297,13 @@ static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const c
         if (!rs)
             continue;
         const char *rsub = sub + rs->base_len + (rs->base_len ? 1 : 0);
+        char whole[PATH_MAX];
+        if (rs->prefix) {
+            int k = snprintf(whole, sizeof whole, "%s/%s", rs->prefix, sub);
+            if (k < 0 || (size_t)k >= sizeof whole)
+                continue;
+            rsub = whole;
+        }
         for (size_t i = 0; i < rs->n; i++)
             if (rule_hits(&rs->rules[i], rsub, name, is_dir))
                 ign = !rs->rules[i].neg;
@@ -302,24 +313,77 @@ static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const c
 
 /* Load dirfd's ignore files (if any) onto the stack. */
 static void push_gitignore(walker *w, int dirfd) {
-    bool git = (w->nstack ? w->git[w->nstack - 1] : w->git_above) || has_git(dirfd);
+    bool git = (w->nstack && w->git[w->nstack - 1]) || has_git(dirfd);
     w->git[w->nstack] = git;
     w->stack[w->nstack] = load_ignores(dirfd, w->rel_len, git, &w->oom);
+}
+
+/* The ignore files of the directories from the root down to the start at
+ * `path` (the root included, the start not: the walk reads that one),
+ * outermost first, into stack[0..k), with git[] saying whether each lies
+ * in a git repository: returns k. ripgrep reads them too, so a search from
+ * a subdirectory skips what one from the top would. Each ruleset matches
+ * paths relative to its own directory: it carries the start's path from
+ * there as a prefix. At most the ANCESTORS_MAX nearest are read. */
+static size_t load_ancestors(const rig_roots *roots, const char *path, ruleset **stack,
+                             bool *git, bool *oom) {
+    char rel[PATH_MAX], dir[PATH_MAX];
+    int r = rig_roots_locate(roots, path, rel, sizeof rel);
+    if (r < 0 || strcmp(rel, ".") == 0)
+        return 0;
+    size_t len = strlen(rel);
+    while (len && rel[len - 1] == '/')
+        rel[--len] = '\0';
+    size_t levels = 0;
+    for (size_t k = 0; k < len; k++)
+        levels += k == 0 || rel[k] == '/';
+    const char *root = rig_roots_path(roots, (size_t)r);
+    size_t n = 0, level = 0;
+    bool g = false;
+    for (size_t k = 0; k < len; k++) {
+        if (k && rel[k] != '/')
+            continue;
+        level++;
+        int m = snprintf(dir, sizeof dir, "%s/%.*s", root, (int)k, rel);
+        int fd = m > 0 && (size_t)m < sizeof dir
+                     ? rig_roots_open(roots, dir, O_RDONLY | O_DIRECTORY, 0, NULL, NULL)
+                     : -1;
+        if (fd < 0)
+            continue;
+        g = g || has_git(fd);
+        if (levels - level < ANCESTORS_MAX) {
+            ruleset *rs = load_ignores(fd, 0, g, oom);
+            if (rs && !(rs->prefix = strdup(rel + k + (k ? 1 : 0)))) {
+                ruleset_free(rs);
+                rs = NULL;
+                *oom = true;
+            }
+            stack[n] = rs;
+            git[n++] = g;
+        }
+        close(fd);
+    }
+    return n;
 }
 
 /* ---- the .gitignore stack for other walkers (tools/fs.h) ---------------- */
 
 struct rig__ignore {
-    ruleset *stack[DEPTH_HARD_MAX + 2];
-    bool git[DEPTH_HARD_MAX + 2]; /* inside a git repository at that level */
-    bool git_above;
+    ruleset *stack[STACK_MAX];
+    bool git[STACK_MAX]; /* inside a git repository at that level */
     size_t n;
 };
 
-rig__ignore *rig__ignore_new(bool git_above) {
+rig__ignore *rig__ignore_new(const rig_roots *roots, const char *path) {
     rig__ignore *ig = calloc(1, sizeof *ig);
-    if (ig)
-        ig->git_above = git_above;
+    if (!ig)
+        return NULL;
+    bool oom = false;
+    ig->n = load_ancestors(roots, path, ig->stack, ig->git, &oom);
+    if (oom) {
+        rig__ignore_free(ig);
+        return NULL;
+    }
     return ig;
 }
 
@@ -335,7 +399,7 @@ bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len) {
     if (ig->n >= sizeof ig->stack / sizeof *ig->stack)
         return false;
     bool oom = false;
-    bool git = (ig->n ? ig->git[ig->n - 1] : ig->git_above) || has_git(dirfd);
+    bool git = (ig->n && ig->git[ig->n - 1]) || has_git(dirfd);
     ruleset *rs = load_ignores(dirfd, rel_len, git, &oom);
     if (oom) {
         ruleset_free(rs);
@@ -357,28 +421,6 @@ bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name, b
 
 bool rig__glob_match(const char *pattern, const char *s) { return glob_match(pattern, s); }
 
-bool rig__git_above(const rig_roots *roots, const char *path) {
-    char rel[PATH_MAX], probe[PATH_MAX];
-    int i = rig_roots_locate(roots, path, rel, sizeof rel);
-    if (i < 0 || strcmp(rel, ".") == 0)
-        return false; /* the start is a root: the walk looks at it itself */
-    const char *root = rig_roots_path(roots, (size_t)i);
-    /* The root, then each directory between it and the start. */
-    size_t len = strlen(rel);
-    for (size_t k = 0; k < len; k++) {
-        if (k && rel[k] != '/')
-            continue;
-        int n = snprintf(probe, sizeof probe, "%s/%.*s%s.git", root, (int)k, rel, k ? "/" : "");
-        if (n < 0 || (size_t)n >= sizeof probe)
-            return false;
-        int fd = rig_roots_open(roots, probe, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, NULL, NULL);
-        if (fd >= 0) {
-            close(fd);
-            return true;
-        }
-    }
-    return false;
-}
 
 /* Should `name` (in the current directory) be left out? Counts why. */
 static bool skipped(walker *w, const char *name, bool is_dir) {
@@ -721,16 +763,15 @@ static ruleset *exclude_rules(rig_call *call, walker *w) {
     return rs;
 }
 
-/* Open the walk's start; *git_above says whether it lies inside a git
- * repository (for its .gitignore files). */
-static int open_dir(rig_call *call, const char *tool, const char *path, bool *git_above,
+/* Open the walk's start, and read the ignore files above it. */
+static int open_dir(rig_call *call, walker *w, const char *tool, const char *path,
                     rig_result **fail) {
     rig_roots *roots = rig__fs_roots(call); /* the session's; the walk needs only fd */
     rig_error err = {0};
     int eno = 0;
     int fd = rig_roots_open(roots, path, O_RDONLY | O_DIRECTORY, 0, &eno, &err);
     if (fd >= 0)
-        *git_above = rig__git_above(roots, path);
+        w->nstack = load_ancestors(roots, path, w->stack, w->git, &w->oom);
     rig__fs_roots_done(roots);
     if (fd >= 0)
         return fd;
@@ -791,6 +832,8 @@ static void add_notes(walker *w, rig_result *r, const char *tool, const char *pa
 
 static void walker_done(walker *w) {
     ruleset_free(w->excl);
+    for (size_t i = 0; i < w->nstack; i++) /* the ancestors' (the walk popped its own) */
+        ruleset_free(w->stack[i]);
     free(w->out.p);
     if (w->tree)
         rig_json_writer_free(&w->jw);
@@ -813,7 +856,7 @@ static rig_result *list_directory_run(rig_call *call) {
     w->remaining = LIST_CAP;
     w->excl = exclude_rules(call, w);
     rig_result *fail = NULL;
-    int fd = open_dir(call, "list_directory", path, &w->git_above, &fail);
+    int fd = open_dir(call, w, "list_directory", path, &fail);
     if (fd < 0) {
         walker_done(w);
         free(w);
@@ -900,7 +943,7 @@ static rig_result *directory_tree_run(rig_call *call) {
     w->remaining = TREE_CAP;
     w->excl = exclude_rules(call, w);
     rig_result *fail = NULL;
-    int fd = open_dir(call, "directory_tree", path, &w->git_above, &fail);
+    int fd = open_dir(call, w, "directory_tree", path, &fail);
     if (fd < 0) {
         walker_done(w);
         free(w);

@@ -172,5 +172,16 @@ ok "edit_file next to invalid UTF-8: the edit made, the other bytes kept as they
    'call 0 edit_file path=u/bad.txt "edits:=[{\"oldText\":\"change me\",\"newText\":\"changed\"}]" --json && utf8_json &&
     [ "$(od -An -tx1 "$r/u/bad.txt" | tr -d " \n")" = "$(printf "ok \xff\xfe end\n\xc3\x28 and \xed\xa0\x80\nchanged\n" | od -An -tx1 | tr -d " \n")" ]'
 
+# ---- a line longer than 64 MiB: grep searches it in pieces, counts it once --
+ll=$tmp/ll
+mkdir -p "$ll"
+{ printf 'needle'; head -c $((70 << 20)) /dev/zero | tr '\0' y; printf 'needle\nsecond needle\n'; } >"$ll/a.txt"
+ok "grep over a line longer than 64 MiB: each matching line counted once" \
+   'out=$("$rig" call grep pattern=needle output_mode=count --root "$ll"); [ "$out" = "a.txt:2" ]'
+ok "grep content mode over it: the long line shown once, then line 2" \
+   'out=$("$rig" call grep pattern=needle output_mode=content --root "$ll");
+    [ "$(grep -c "^a.txt:1:" <<<"$out")" = 1 ] && [[ "$out" == *"a.txt:2:second needle"* ]]'
+rm -rf "$ll"
+
 echo "1..$n"
 [ "$failed" = 0 ]
