@@ -810,6 +810,10 @@ static void take_file(grepper *g, dref *dir, const char *name) {
     }
     if (g->inline_left)
         g->inline_left--;
+    if (rig_call_cancelled(g->c.call)) {
+        g->cancelled = true; /* the walk checks only every 256 entries */
+        return;
+    }
     fres res = {0};
     open_and_search(&g->c, &g->self, dir->fd, name, g->rel, g->rel_len, &res);
     merge(g, &res);
@@ -1089,7 +1093,13 @@ static bool line_local(const char *p, size_t n) {
 static pcre2_code *compile(const char *pattern, size_t len, uint32_t opts, rig_result **err) {
     int ec;
     PCRE2_SIZE eo;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &ec, &eo, NULL);
+    /* Lines end at \n, whatever newline PCRE2 was built with: the scan's ^
+     * and $ must mean what the line splitting means. */
+    pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+    if (cc)
+        pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &ec, &eo, cc);
+    pcre2_compile_context_free(cc);
     if (!re) {
         PCRE2_UCHAR msg[160];
         if (pcre2_get_error_message(ec, msg, sizeof msg) < 0)
