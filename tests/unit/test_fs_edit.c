@@ -6,150 +6,22 @@
  * newline kept, dry_run's exact diff, expected_sha256, SHA-256 itself and
  * paths outside the root. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin_testing.h"
+#include "fs_testing.h"
 
 #include "rig/fs.h"
 #include "rig/roots.h"
 #include "tools/fs.h"
 #include "util/sha256.h"
 
-static char base[64], root[128], outside[128];
-static rig_roots *roots;
-static rig_toolset *ts;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int setup(void **state) {
     (void)state;
-    snprintf(base, sizeof base, "/tmp/rig-fs-edit-XXXXXX");
-    if (!mkdtemp(base))
-        return -1;
-    snprintf(root, sizeof root, "%s/root", base);
-    snprintf(outside, sizeof outside, "%s/outside", base);
-    if (mkdir(root, 0755) || mkdir(outside, 0755))
-        return -1;
-    char secret[192];
-    snprintf(secret, sizeof secret, "%s/secret", outside);
-    FILE *f = fopen(secret, "w");
-    if (!f)
-        return -1;
-    fputs("TOP-SECRET\n", f);
-    fclose(f);
-    roots = rig_roots_new();
-    rig_error err;
-    if (!roots || rig_roots_add(roots, root, &err) != RIG_OK)
-        return -1;
-    ts = rig_toolset_new();
-    if (!ts || rig_fs_tools_add(ts, roots, &err) != RIG_OK)
-        return -1;
-    return 0;
+    return fs_setup("edit", "secret", "TOP-SECRET\n");
 }
-
-static int teardown(void **state) {
-    (void)state;
-    rig_toolset_free(ts);
-    rig_roots_free(roots);
-    nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return 0;
-}
-
-static void at(char *out, size_t cap, const char *name) { snprintf(out, cap, "%s/%s", root, name); }
-
-static void put(const char *name, const char *text) {
-    char p[256];
-    at(p, sizeof p, name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
-
-/* The whole content of an absolute path, malloc'd; NULL when missing. */
-static char *slurp_abs(const char *p) {
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *s = malloc(cap);
-    assert_non_null(s);
-    for (size_t n; (n = fread(s + len, 1, cap - len - 1, f)) > 0;) {
-        len += n;
-        if (len + 1 == cap) {
-            cap *= 2;
-            s = realloc(s, cap);
-            assert_non_null(s);
-        }
-    }
-    fclose(f);
-    s[len] = '\0';
-    return s;
-}
-
-static char *slurp(const char *name) {
-    char p[256];
-    at(p, sizeof p, name);
-    return slurp_abs(p);
-}
-
-static void assert_file(const char *name, const char *want) {
-    char *got = slurp(name);
-    if (!got)
-        fail_msg("'%s' does not exist", name);
-    assert_string_equal(got, want);
-    free(got);
-}
-
-/* No temporary file (a name starting with '.') is left in root/dir. */
-static void assert_no_temp(const char *dir) {
-    char p[256];
-    at(p, sizeof p, dir);
-    DIR *d = opendir(p);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            fail_msg("a temporary file was left: %s", e->d_name);
-    closedir(d);
-}
-
-static void assert_secret_intact(void) {
-    char p[256];
-    snprintf(p, sizeof p, "%s/secret", outside);
-    char *s = slurp_abs(p);
-    assert_non_null(s);
-    assert_string_equal(s, "TOP-SECRET\n");
-    free(s);
-}
-
-static rig_result *callf(const char *tool, rig_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static rig_result *callf(const char *tool, rig_error *err, const char *fmt, ...) {
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return call_in(ts, tool, NULL, args, err);
-}
-
-/* An ok result whose text contains `want`. */
-static void assert_ok_with(const rig_result *r, rig_error err, const char *want) {
-    assert_ok_result(r, err);
-    char *t = text_of(r);
-    assert_contains(t, want);
-    free(t);
-}
-
 
 /* edit_file on `name` with edits `edits_json`; extra: more members. */
 static rig_result *edit(const char *name, const char *edits_json, const char *extra,
@@ -431,24 +303,24 @@ static void test_mode_kept(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_tool_shape, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tool_shape, setup, fs_teardown),
         cmocka_unit_test(test_sha256),
-        cmocka_unit_test_setup_teardown(test_rung_exact, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rung_trailing_ws, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rung_indentation, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rung_collapse, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rung_typographic, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rung_block_anchor, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ambiguous, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_missing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_multi_all_or_none, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_oversize_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_crlf_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_final_newline, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dry_run_diff, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_expected_sha256, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_outside_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mode_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rung_exact, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_rung_trailing_ws, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_rung_indentation, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_rung_collapse, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_rung_typographic, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_rung_block_anchor, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_ambiguous, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_missing, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_multi_all_or_none, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_oversize_refused, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_crlf_kept, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_final_newline, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_dry_run_diff, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_expected_sha256, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_outside_refused, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_mode_kept, setup, fs_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

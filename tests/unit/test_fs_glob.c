@@ -11,74 +11,26 @@
  * and bad patterns refused. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin_testing.h"
+#include "fs_testing.h"
 
 #include "rig/fs.h"
 #include "rig/roots.h"
 #include "tools/fs.h"
 
-static char base[64], root[128], outside[128];
-static rig_roots *roots;
-static rig_toolset *ts;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int setup(void **state) {
     (void)state;
-    snprintf(base, sizeof base, "/tmp/rig-fs-glob-XXXXXX");
-    if (!mkdtemp(base))
-        return -1;
-    snprintf(root, sizeof root, "%s/root", base);
-    snprintf(outside, sizeof outside, "%s/outside", base);
-    if (mkdir(root, 0755) || mkdir(outside, 0755))
-        return -1;
-    char secret[192];
-    snprintf(secret, sizeof secret, "%s/secret.c", outside);
-    FILE *f = fopen(secret, "w");
-    if (!f)
-        return -1;
-    fputs("TOP-SECRET\n", f);
-    fclose(f);
-    roots = rig_roots_new();
-    rig_error err;
-    if (!roots || rig_roots_add(roots, root, &err) != RIG_OK)
-        return -1;
-    ts = rig_toolset_new();
-    if (!ts || rig_fs_tools_add(ts, roots, &err) != RIG_OK)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    rig_toolset_free(ts);
-    rig_roots_free(roots);
-    nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return 0;
-}
-
-static void mk(const char *name) {
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
-    assert_int_equal(mkdir(p, 0755), 0);
+    return fs_setup("glob", "secret.c", "TOP-SECRET\n");
 }
 
 /* root/name holding `text`, modified at `mtime` seconds (0: now). */
 static void put_at(const char *name, const char *text, time_t mtime) {
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
+    put(name, text);
     if (mtime) {
+        char p[512];
+        at(p, sizeof p, name);
         struct timespec ts2[2] = {{mtime, 0}, {mtime, 0}};
         assert_int_equal(utimensat(AT_FDCWD, p, ts2, 0), 0);
     }
@@ -275,5 +227,5 @@ int main(void) {
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_refused),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, fs_teardown);
 }

@@ -9,67 +9,48 @@
  * paging with head_limit and offset, and the errors. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "builtin_testing.h"
+#include "fs_testing.h"
 
 #include "rig/fs.h"
 #include "rig/roots.h"
 #include "tools/fs.h"
 
-static char base[64], root[128], outside[128];
-static rig_roots *roots;
-static rig_toolset *ts;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
-static int put(const char *name, const char *text, size_t len) {
+/* put and mk that return a status (0: done) where fs_testing.h's assert:
+ * setup chains them with || and fails by returning -1. */
+static int try_put(const char *name, const char *text, size_t len) {
     char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
+    at(p, sizeof p, name);
     FILE *f = fopen(p, "wb");
     if (!f)
         return -1;
     fwrite(text, 1, len, f);
     return fclose(f);
 }
-#define PUT(name, text) put(name, text, sizeof text - 1)
+#define PUT(name, text) try_put(name, text, sizeof text - 1)
 
 static void unlink_in(const char *name) {
     char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
+    at(p, sizeof p, name);
     unlink(p);
 }
 
-static int mk(const char *name) {
+static int try_mk(const char *name) {
     char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
+    at(p, sizeof p, name);
     return mkdir(p, 0755);
 }
 
 static int setup(void **state) {
     (void)state;
-    snprintf(base, sizeof base, "/tmp/rig-fs-grep-XXXXXX");
-    if (!mkdtemp(base))
+    if (fs_make_base("grep") || fs_make_outside("secret.c", "hello TOP-SECRET\n"))
         return -1;
-    snprintf(root, sizeof root, "%s/root", base);
-    snprintf(outside, sizeof outside, "%s/outside", base);
-    if (mkdir(root, 0755) || mkdir(outside, 0755))
-        return -1;
-    char secret[192];
-    snprintf(secret, sizeof secret, "%s/secret.c", outside);
-    FILE *f = fopen(secret, "w");
-    if (!f)
-        return -1;
-    fputs("hello TOP-SECRET\n", f);
-    fclose(f);
-    if (mk(".git") || mk("src") || mk("src/sub") || mk("build") || mk(".hid") || mk("pg"))
+    if (try_mk(".git") || try_mk("src") || try_mk("src/sub") || try_mk("build") ||
+        try_mk(".hid") || try_mk("pg"))
         return -1;
     if (PUT("src/a.c", "int main(void) {\n    return hello_world();\n}\n") ||
         PUT("src/b.h", "/* Hello there */\nint hello_world(void);\n") ||
@@ -77,7 +58,7 @@ static int setup(void **state) {
         PUT("src/sub/meta.txt", "cost: $5 (a+b)*c\ncost 5 abbc\n") ||
         PUT(".gitignore", "build/\n*.log\n") || PUT("build/out.c", "hello from build\n") ||
         PUT("x.log", "hello log\n") || PUT(".hid/h.c", "hello hidden\n") ||
-        put("bin.dat", "hello\0binary\n", 13))
+        try_put("bin.dat", "hello\0binary\n", 13))
         return -1;
     char name[64];
     for (int i = 0; i < 12; i++) {
@@ -85,22 +66,7 @@ static int setup(void **state) {
         if (PUT(name, "match\nmatch\n"))
             return -1;
     }
-    roots = rig_roots_new();
-    rig_error err;
-    if (!roots || rig_roots_add(roots, root, &err) != RIG_OK)
-        return -1;
-    ts = rig_toolset_new();
-    if (!ts || rig_fs_tools_add(ts, roots, &err) != RIG_OK)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    rig_toolset_free(ts);
-    rig_roots_free(roots);
-    nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return 0;
+    return fs_make_tools();
 }
 
 static char *grepped(const char *args) {
@@ -312,7 +278,7 @@ static void test_scan_matches_line_search(void **state) {
  * still in path order, and pages put together give the whole. */
 static void test_many_files_in_order(void **state) {
     (void)state;
-    assert_int_equal(mk("many"), 0);
+    assert_int_equal(try_mk("many"), 0);
     char name[64], want[8192] = "";
     for (int i = 0; i < 300; i++) {
         snprintf(name, sizeof name, "many/f%03d.txt", i);
@@ -357,7 +323,7 @@ static void test_many_files_in_order(void **state) {
 /* .ignore and .rgignore: read everywhere, each overriding the one before. */
 static void test_ignore_files(void **state) {
     (void)state;
-    assert_int_equal(mk("ig"), 0);
+    assert_int_equal(try_mk("ig"), 0);
     assert_int_equal(PUT("ig/.gitignore", "*.log\n"), 0);
     assert_int_equal(PUT("ig/.ignore", "!keep.log\n*.tmp\n"), 0);
     assert_int_equal(PUT("ig/.rgignore", "!keep.tmp\n"), 0);
@@ -428,7 +394,7 @@ static void test_filters_and_structured(void **state) {
  * promptly, and nothing left behind (ASan and valgrind check). */
 static void test_deadline_stops_search(void **state) {
     (void)state;
-    assert_int_equal(mk("slow"), 0);
+    assert_int_equal(try_mk("slow"), 0);
     /* Lines a backtracking pattern takes long over. */
     char *text = malloc(64 * 1024 + 1);
     assert_non_null(text);
@@ -438,7 +404,7 @@ static void test_deadline_stops_search(void **state) {
     char name[64];
     for (int i = 0; i < 64; i++) {
         snprintf(name, sizeof name, "slow/f%02d.txt", i);
-        assert_int_equal(put(name, text, 64 * 1024), 0);
+        assert_int_equal(try_put(name, text, 64 * 1024), 0);
     }
     free(text);
     rig_call_opts opts = {0};
@@ -462,7 +428,7 @@ static void test_deadline_stops_search(void **state) {
  * a line longer than a chunk, context (which reads the file whole). */
 static void test_large_files_in_chunks(void **state) {
     (void)state;
-    assert_int_equal(mk("big"), 0);
+    assert_int_equal(try_mk("big"), 0);
     size_t lines = 200000; /* "line 000000\n": 12 bytes a line, 2.4 MB ... */
     char p[512];
     snprintf(p, sizeof p, "%s/big/a.txt", root);
@@ -573,5 +539,5 @@ int main(void) {
         cmocka_unit_test(test_large_files_in_chunks),
         cmocka_unit_test(test_file_shrinks_while_searched),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, fs_teardown);
 }

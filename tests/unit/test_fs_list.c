@@ -14,100 +14,26 @@
  * paths outside the root for each tool, schema violations. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin_testing.h"
+#include "fs_testing.h"
 
 #include "rig/fs.h"
 #include "rig/json.h"
 #include "rig/roots.h"
 #include "tools/fs.h"
 
-static char base[64], root[128], outside[128];
-static rig_roots *roots;
-static rig_toolset *ts;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int setup(void **state) {
     (void)state;
-    snprintf(base, sizeof base, "/tmp/rig-fs-list-XXXXXX");
-    if (!mkdtemp(base))
-        return -1;
-    snprintf(root, sizeof root, "%s/root", base);
-    snprintf(outside, sizeof outside, "%s/outside", base);
-    if (mkdir(root, 0755) || mkdir(outside, 0755))
-        return -1;
-    char secret[192];
-    snprintf(secret, sizeof secret, "%s/secret", outside);
-    FILE *f = fopen(secret, "w");
-    if (!f)
-        return -1;
-    fputs("TOP-SECRET\n", f);
-    fclose(f);
-    roots = rig_roots_new();
-    rig_error err;
-    if (!roots || rig_roots_add(roots, root, &err) != RIG_OK)
-        return -1;
-    ts = rig_toolset_new();
-    if (!ts || rig_fs_tools_add(ts, roots, &err) != RIG_OK)
-        return -1;
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    rig_toolset_free(ts);
-    rig_roots_free(roots);
-    nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return 0;
-}
-
-/* root/name as a directory. */
-static void mk(const char *name) {
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
-    assert_int_equal(mkdir(p, 0755), 0);
-}
-
-/* root/name holding `text`. */
-static void put(const char *name, const char *text) {
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
+    return fs_setup("list", "secret", "TOP-SECRET\n");
 }
 
 /* root/name, a symlink to `target`. */
 static void link_(const char *target, const char *name) {
     char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, name);
+    at(p, sizeof p, name);
     assert_int_equal(symlink(target, p), 0);
-}
-
-static rig_result *callf(const char *tool, rig_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static rig_result *callf(const char *tool, rig_error *err, const char *fmt, ...) {
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return call_in(ts, tool, NULL, args, err);
-}
-
-static const char *block_text(const rig_result *r, size_t i) {
-    assert_true(rig_result_count(r) > i);
-    const rig_content *c = rig_result_block(r, i);
-    assert_int_equal(c->type, RIG_CONTENT_TEXT);
-    return c->text;
 }
 
 /* list_directory with `args`: ok, and its first block is `want`. */
@@ -735,5 +661,5 @@ int main(void) {
         cmocka_unit_test(test_get_file_info),
         cmocka_unit_test(test_read_multiple),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, fs_teardown);
 }

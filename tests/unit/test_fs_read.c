@@ -16,89 +16,24 @@
  * missing files, paths outside the root, schema violations. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin_testing.h"
+#include "fs_testing.h"
 
 #include "rig/fs.h"
 #include "rig/roots.h"
 #include "tools/fs.h"
 
-static char base[64], root[128], outside[128];
-static rig_roots *roots;
-static rig_toolset *ts;
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static int setup(void **state) {
     (void)state;
-    snprintf(base, sizeof base, "/tmp/rig-fs-read-XXXXXX");
-    if (!mkdtemp(base))
-        return -1;
-    snprintf(root, sizeof root, "%s/root", base);
-    snprintf(outside, sizeof outside, "%s/outside", base);
-    if (mkdir(root, 0755) || mkdir(outside, 0755))
-        return -1;
-    char secret[192];
-    snprintf(secret, sizeof secret, "%s/secret", outside);
-    FILE *f = fopen(secret, "w");
-    if (!f)
-        return -1;
-    fputs("TOP-SECRET\n", f);
-    fclose(f);
-    roots = rig_roots_new();
-    rig_error err;
-    if (!roots || rig_roots_add(roots, root, &err) != RIG_OK)
-        return -1;
-    ts = rig_toolset_new();
-    if (!ts || rig_fs_tools_add(ts, roots, &err) != RIG_OK)
-        return -1;
-    return 0;
+    return fs_setup("read", "secret", "TOP-SECRET\n");
 }
 
+/* The pread seam back to the real call, for the next test. */
 static int teardown(void **state) {
-    (void)state;
     rig__fs_set_pread_fn(NULL);
-    rig_toolset_free(ts);
-    rig_roots_free(roots);
-    nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return 0;
-}
-
-/* Write `len` bytes to root/name. */
-static void put(const char *name, const void *data, size_t len) {
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", root, name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void puts_(const char *name, const char *text) { put(name, text, strlen(text)); }
-
-static rig_result *callf(rig_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static rig_result *callf(rig_error *err, const char *fmt, ...) {
-    char args[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    return call_in(ts, "read_file", NULL, args, err);
-}
-
-/* The text of block i, which must be a text block. */
-static const char *block_text(const rig_result *r, size_t i) {
-    assert_true(rig_result_count(r) > i);
-    const rig_content *c = rig_result_block(r, i);
-    assert_int_equal(c->type, RIG_CONTENT_TEXT);
-    return c->text;
+    return fs_teardown(state);
 }
 
 /* An ok result with exactly one text block equal to `want`. */
@@ -140,7 +75,7 @@ static void test_tool_shape(void **state) {
 
 static void test_schema_errors(void **state) {
     (void)state;
-    puts_("s.txt", "a\n");
+    put("s.txt", "a\n");
     static const char *const bad[] = {
         "{\"path\":\"s.txt\",\"offset\":0}",      "{\"path\":\"s.txt\",\"limit\":-1}",
         "{\"path\":\"s.txt\",\"limit\":0}",       "{\"path\":\"s.txt\",\"offset\":-5}",
@@ -161,26 +96,26 @@ static void test_schema_errors(void **state) {
 
 static void test_whole_small_file(void **state) {
     (void)state;
-    puts_("small.txt", "alpha\nbeta\ngamma\n");
+    put("small.txt", "alpha\nbeta\ngamma\n");
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"small.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"small.txt\"}");
     assert_only_text(r, err, "alpha\nbeta\ngamma\n");
     rig_result_free(r);
     /* The same by absolute path. */
-    r = callf(&err, "{\"path\":\"%s/small.txt\"}", root);
+    r = callf("read_file", &err, "{\"path\":\"%s/small.txt\"}", root);
     assert_only_text(r, err, "alpha\nbeta\ngamma\n");
     rig_result_free(r);
     /* A window that covers the whole file says nothing more. */
-    r = callf(&err, "{\"path\":\"small.txt\",\"offset\":1,\"limit\":3}");
+    r = callf("read_file", &err, "{\"path\":\"small.txt\",\"offset\":1,\"limit\":3}");
     assert_only_text(r, err, "alpha\nbeta\ngamma\n");
     rig_result_free(r);
 }
 
 static void test_empty_file(void **state) {
     (void)state;
-    puts_("empty.txt", "");
+    put("empty.txt", "");
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"empty.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"empty.txt\"}");
     assert_only_text(r, err, "[The file 'empty.txt' is empty.]");
     rig_result_free(r);
 }
@@ -192,11 +127,11 @@ static void test_windows(void **state) {
     assert_non_null(text);
     for (int i = 1; i <= 5234; i++)
         len += (size_t)snprintf(text + len, cap - len, "line %d\n", i);
-    put("big.txt", text, len);
+    put_bytes("big.txt", text, len);
     free(text);
 
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"big.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"big.txt\"}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
     const char *body = block_text(r, 0);
@@ -209,7 +144,7 @@ static void test_windows(void **state) {
                         "read more.]");
     rig_result_free(r);
 
-    r = callf(&err, "{\"path\":\"big.txt\",\"offset\":2001,\"limit\":3}");
+    r = callf("read_file", &err, "{\"path\":\"big.txt\",\"offset\":2001,\"limit\":3}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
     assert_string_equal(block_text(r, 0), "line 2001\nline 2002\nline 2003\n");
@@ -219,14 +154,14 @@ static void test_windows(void **state) {
     rig_result_free(r);
 
     /* The tail: a limit past the end shows what there is. */
-    r = callf(&err, "{\"path\":\"big.txt\",\"offset\":5233,\"limit\":100}");
+    r = callf("read_file", &err, "{\"path\":\"big.txt\",\"offset\":5233,\"limit\":100}");
     assert_ok_result(r, err);
     assert_string_equal(block_text(r, 0), "line 5233\nline 5234\n");
     assert_string_equal(block_text(r, 1), "[Lines 5233-5234 of 5234 shown (the end of the file).]");
     rig_result_free(r);
 
     /* limit alone starts at line 1. */
-    r = callf(&err, "{\"path\":\"big.txt\",\"limit\":2}");
+    r = callf("read_file", &err, "{\"path\":\"big.txt\",\"limit\":2}");
     assert_ok_result(r, err);
     assert_string_equal(block_text(r, 0), "line 1\nline 2\n");
     assert_string_equal(block_text(r, 1),
@@ -236,17 +171,17 @@ static void test_windows(void **state) {
 
 static void test_offset_past_end(void **state) {
     (void)state;
-    puts_("three.txt", "a\nb\nc\n");
+    put("three.txt", "a\nb\nc\n");
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"three.txt\",\"offset\":4}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"three.txt\",\"offset\":4}");
     assert_error_with(r, "offset=4 is past the end of 'three.txt', which has 3 lines");
     assert_error_with(r, "offset from 1 to 3");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"three.txt\",\"offset\":9999999999}");
+    r = callf("read_file", &err, "{\"path\":\"three.txt\",\"offset\":9999999999}");
     assert_error_with(r, "past the end");
     rig_result_free(r);
     /* The last line itself is fine. */
-    r = callf(&err, "{\"path\":\"three.txt\",\"offset\":3}");
+    r = callf("read_file", &err, "{\"path\":\"three.txt\",\"offset\":3}");
     assert_ok_result(r, err);
     assert_string_equal(block_text(r, 0), "c\n");
     rig_result_free(r);
@@ -254,43 +189,44 @@ static void test_offset_past_end(void **state) {
 
 static void test_line_numbers(void **state) {
     (void)state;
-    puts_("num.txt", "alpha\nbeta\n\ngamma\n");
+    put("num.txt", "alpha\nbeta\n\ngamma\n");
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"num.txt\",\"line_numbers\":true}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"num.txt\",\"line_numbers\":true}");
     assert_only_text(r, err, "1\talpha\n2\tbeta\n3\t\n4\tgamma\n");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"num.txt\",\"line_numbers\":true,\"offset\":2,\"limit\":2}");
+    r = callf("read_file", &err,
+              "{\"path\":\"num.txt\",\"line_numbers\":true,\"offset\":2,\"limit\":2}");
     assert_ok_result(r, err);
     assert_string_equal(block_text(r, 0), "2\tbeta\n3\t\n");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"num.txt\",\"line_numbers\":false}");
+    r = callf("read_file", &err, "{\"path\":\"num.txt\",\"line_numbers\":false}");
     assert_only_text(r, err, "alpha\nbeta\n\ngamma\n");
     rig_result_free(r);
 }
 
 static void test_crlf_and_no_final_newline(void **state) {
     (void)state;
-    puts_("crlf.txt", "one\r\ntwo\r\n");
+    put("crlf.txt", "one\r\ntwo\r\n");
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"crlf.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"crlf.txt\"}");
     assert_only_text(r, err, "one\r\ntwo\r\n");
     rig_result_free(r);
 
-    puts_("nonl.txt", "a\nb");
-    r = callf(&err, "{\"path\":\"nonl.txt\"}");
+    put("nonl.txt", "a\nb");
+    r = callf("read_file", &err, "{\"path\":\"nonl.txt\"}");
     assert_only_text(r, err, "a\nb");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"nonl.txt\",\"offset\":2}");
+    r = callf("read_file", &err, "{\"path\":\"nonl.txt\",\"offset\":2}");
     assert_ok_result(r, err);
     assert_string_equal(block_text(r, 0), "b");
     assert_string_equal(block_text(r, 1), "[Lines 2-2 of 2 shown (the end of the file).]");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"nonl.txt\",\"offset\":3}");
+    r = callf("read_file", &err, "{\"path\":\"nonl.txt\",\"offset\":3}");
     assert_error_with(r, "which has 2 lines");
     rig_result_free(r);
 
-    puts_("one.txt", "x");
-    r = callf(&err, "{\"path\":\"one.txt\",\"line_numbers\":true}");
+    put("one.txt", "x");
+    r = callf("read_file", &err, "{\"path\":\"one.txt\",\"line_numbers\":true}");
     assert_only_text(r, err, "1\tx");
     rig_result_free(r);
 }
@@ -303,7 +239,7 @@ static void put_large(void) {
     memset(text, 'x', len);
     for (size_t i = 100; i < len; i += 101)
         text[i] = '\n';
-    put("large.txt", text, len);
+    put_bytes("large.txt", text, len);
     free(text);
 }
 
@@ -311,13 +247,13 @@ static void test_large_file(void **state) {
     (void)state;
     put_large();
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"large.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"large.txt\"}");
     assert_error_with(r, "'large.txt' is 1.4 MiB (1515000 bytes), too large to read whole");
     assert_error_with(r, "offset and limit");
     assert_error_with(r, "grep");
     rig_result_free(r);
 
-    r = callf(&err, "{\"path\":\"large.txt\",\"limit\":3}");
+    r = callf("read_file", &err, "{\"path\":\"large.txt\",\"limit\":3}");
     assert_ok_result(r, err);
     char want[400];
     memset(want, 'x', 303);
@@ -328,7 +264,7 @@ static void test_large_file(void **state) {
                         "[Lines 1-3 of 15000 shown. Call read_file with offset=4 to read more.]");
     rig_result_free(r);
 
-    r = callf(&err, "{\"path\":\"large.txt\",\"offset\":14999}");
+    r = callf("read_file", &err, "{\"path\":\"large.txt\",\"offset\":14999}");
     assert_ok_result(r, err);
     assert_int_equal(strlen(block_text(r, 0)), 202);
     assert_string_equal(block_text(r, 1),
@@ -341,7 +277,7 @@ static void test_output_budget(void **state) {
     put_large();
     /* offset alone asks for 2000 lines of 101 bytes; 445 fit in 45000. */
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"large.txt\",\"offset\":1}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"large.txt\",\"offset\":1}");
     assert_ok_result(r, err);
     assert_int_equal(strlen(block_text(r, 0)), 445 * 101);
     assert_true(445 * 101 <= RIG_FS_READ_MAX_TEXT && 446 * 101 > RIG_FS_READ_MAX_TEXT);
@@ -353,9 +289,9 @@ static void test_output_budget(void **state) {
 
 static void test_invalid_utf8(void **state) {
     (void)state;
-    puts_("bad.txt", "ok \xff\xfe end\nh\xc3\xa9llo \xe2\x82\xac\ncut \xe2\x82\n\xed\xa0\x80\n");
+    put("bad.txt", "ok \xff\xfe end\nh\xc3\xa9llo \xe2\x82\xac\ncut \xe2\x82\n\xed\xa0\x80\n");
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"bad.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"bad.txt\"}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
     assert_string_equal(block_text(r, 0),
@@ -373,9 +309,9 @@ static void test_long_line(void **state) {
     assert_non_null(text);
     memset(text, 'a', 5000);
     strcpy(text + 5000, "\nshort\n");
-    puts_("long.txt", text);
+    put("long.txt", text);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"long.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"long.txt\"}");
     assert_ok_result(r, err);
     char *want = malloc(4002 + 128);
     assert_non_null(want);
@@ -393,8 +329,8 @@ static void test_long_line(void **state) {
     for (int i = 0; i < 5000; i++)
         memcpy(wide + 2 * i, "\xc3\xa9", 2);
     wide[10000] = '\0';
-    puts_("wide.txt", wide);
-    r = callf(&err, "{\"path\":\"wide.txt\",\"line_numbers\":true}");
+    put("wide.txt", wide);
+    r = callf("read_file", &err, "{\"path\":\"wide.txt\",\"line_numbers\":true}");
     assert_ok_result(r, err);
     memcpy(want, "1\t", 2);
     memcpy(want + 2, wide, 4000);
@@ -468,7 +404,7 @@ static void test_huge_file(void **state) {
     (void)state;
     put_sparse("huge.txt", 1000, (off_t)2 << 30);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"huge.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"huge.txt\"}");
     assert_error_with(r, "'huge.txt' is 2048.0 MiB (2147483648 bytes), too large to read whole. "
                          "Call read_file with offset and limit to read part of it");
     rig_result_free(r);
@@ -477,7 +413,7 @@ static void test_huge_file(void **state) {
      * not the 2 GiB. */
     seam("huge.txt", counting_pread);
     double t0 = now_s();
-    r = callf(&err, "{\"path\":\"huge.txt\",\"offset\":5,\"limit\":3}");
+    r = callf("read_file", &err, "{\"path\":\"huge.txt\",\"offset\":5,\"limit\":3}");
     double took = now_s() - t0;
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
@@ -498,10 +434,10 @@ static void test_huge_file(void **state) {
 
 static void test_grows_while_read(void **state) {
     (void)state;
-    puts_("busy.log", "a\nb\nc\n");
+    put("busy.log", "a\nb\nc\n");
     seam("busy.log", growing_pread);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"busy.log\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"busy.log\"}");
     /* The 6 bytes it had when the read began, and a note; two reads for
      * the sniff (6 bytes, then the first 8186 that came after), one for
      * the text. */
@@ -524,7 +460,7 @@ static void test_shrinks_while_read(void **state) {
     assert_non_null(text);
     for (int i = 0; i < 20000; i++)
         snprintf(text + 11 * i, 12, "line %05d\n", i + 1);
-    puts_("cut.txt", text);
+    put("cut.txt", text);
     free(text);
 
     /* Cut to 22 bytes after the first 64 KiB of the text read (call 2;
@@ -533,7 +469,7 @@ static void test_shrinks_while_read(void **state) {
     cut_after = 2;
     cut_to = 22;
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"cut.txt\",\"limit\":5}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"cut.txt\",\"limit\":5}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 3);
     assert_string_equal(block_text(r, 0),
@@ -549,26 +485,26 @@ static void test_shrinks_while_read(void **state) {
     rig_result_free(r);
 
     /* Cut the same way under a window further on: past the end, said so. */
-    puts_("cut.txt", "");
+    put("cut.txt", "");
     text = malloc(20000 * 11 + 1);
     assert_non_null(text);
     for (int i = 0; i < 20000; i++)
         snprintf(text + 11 * i, 12, "line %05d\n", i + 1);
-    puts_("cut.txt", text);
+    put("cut.txt", text);
     free(text);
     seam("cut.txt", cutting_pread);
-    r = callf(&err, "{\"path\":\"cut.txt\",\"offset\":10000,\"limit\":5}");
+    r = callf("read_file", &err, "{\"path\":\"cut.txt\",\"offset\":10000,\"limit\":5}");
     assert_error_with(r, "offset=10000 is past the end of 'cut.txt', which has 5958 lines");
     assert_error_with(r, "[The file changed while it was read (220000 bytes when the read "
                          "began, 22 at its end)");
     rig_result_free(r);
 
     /* Emptied between the sniff and the text. */
-    puts_("gone.txt", "abc\n");
+    put("gone.txt", "abc\n");
     seam("gone.txt", cutting_pread);
     cut_after = 1;
     cut_to = 0;
-    r = callf(&err, "{\"path\":\"gone.txt\"}");
+    r = callf("read_file", &err, "{\"path\":\"gone.txt\"}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
     assert_string_equal(block_text(r, 0), "[The file 'gone.txt' is empty.]");
@@ -582,9 +518,9 @@ static void test_shrinks_while_read(void **state) {
 
 static void test_binary_detection(void **state) {
     (void)state;
-    put("nul.txt", "abc\0def\n", 8);
+    put_bytes("nul.txt", "abc\0def\n", 8);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"nul.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"nul.txt\"}");
     assert_error_with(r, "'nul.txt' is binary data (application/octet-stream, 8 bytes), not "
                          "text. Call read_file with binary=true");
     rig_result_free(r);
@@ -594,8 +530,8 @@ static void test_binary_detection(void **state) {
     for (int odd = 29; odd <= 31; odd++) {
         memset(b, 'a', sizeof b);
         memset(b, 0x01, (size_t)odd);
-        put("ratio.txt", b, sizeof b);
-        r = callf(&err, "{\"path\":\"ratio.txt\"}");
+        put_bytes("ratio.txt", b, sizeof b);
+        r = callf("read_file", &err, "{\"path\":\"ratio.txt\"}");
         if (odd <= 30) {
             assert_ok_result(r, err);
         } else {
@@ -605,13 +541,13 @@ static void test_binary_detection(void **state) {
     }
     /* Bytes >= 0x80 count as printable, even when they are not UTF-8. */
     memset(b, 0xff, sizeof b);
-    put("high.txt", b, sizeof b);
-    r = callf(&err, "{\"path\":\"high.txt\"}");
+    put_bytes("high.txt", b, sizeof b);
+    r = callf("read_file", &err, "{\"path\":\"high.txt\"}");
     assert_ok_result(r, err);
     rig_result_free(r);
     /* Tabs, CR, LF, FF and ESC are text. */
-    puts_("ws.txt", "\t\t\r\n\f\x1b[31mred\x1b[0m\n");
-    r = callf(&err, "{\"path\":\"ws.txt\"}");
+    put("ws.txt", "\t\t\r\n\f\x1b[31mred\x1b[0m\n");
+    r = callf("read_file", &err, "{\"path\":\"ws.txt\"}");
     assert_ok_result(r, err);
     rig_result_free(r);
     /* Only the first 8 KiB decide: a NUL after it is shown as is. */
@@ -619,8 +555,8 @@ static void test_binary_detection(void **state) {
     assert_non_null(late);
     memset(late, 'z', 9000);
     late[8999] = '\0';
-    put("late.txt", late, 9000);
-    r = callf(&err, "{\"path\":\"late.txt\"}");
+    put_bytes("late.txt", late, 9000);
+    r = callf("read_file", &err, "{\"path\":\"late.txt\"}");
     assert_ok_result(r, err);
     rig_result_free(r);
     free(late);
@@ -635,14 +571,14 @@ static const unsigned char png[] = {
 
 static void test_png(void **state) {
     (void)state;
-    put("pic.png", png, sizeof png);
+    put_bytes("pic.png", png, sizeof png);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"pic.png\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"pic.png\"}");
     assert_error_with(r, "'pic.png' is a PNG image (image/png, 45 bytes), not text");
     assert_error_with(r, "binary=true to get it as an image content block");
     rig_result_free(r);
 
-    r = callf(&err, "{\"path\":\"pic.png\",\"binary\":true}");
+    r = callf("read_file", &err, "{\"path\":\"pic.png\",\"binary\":true}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
     assert_contains(block_text(r, 0), "a PNG image (image/png, 45 bytes)");
@@ -654,7 +590,7 @@ static void test_png(void **state) {
     free(want);
     rig_result_free(r);
     /* offset and limit do not apply to binary files. */
-    r = callf(&err, "{\"path\":\"pic.png\",\"binary\":true,\"offset\":3,\"limit\":1}");
+    r = callf("read_file", &err, "{\"path\":\"pic.png\",\"binary\":true,\"offset\":3,\"limit\":1}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_block(r, 1)->type, RIG_CONTENT_IMAGE);
     rig_result_free(r);
@@ -667,13 +603,13 @@ static void test_wav(void **state) {
         16,  0,   0,   0,   1,    0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0,
         2,   0,   16,  0,   'd',  'a', 't', 'a', 2, 0, 0, 0, 0, 0,
     };
-    put("beep.wav", wav, sizeof wav);
+    put_bytes("beep.wav", wav, sizeof wav);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"beep.wav\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"beep.wav\"}");
     assert_error_with(r, "a WAV audio file (audio/wav");
     assert_error_with(r, "an audio content block");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"beep.wav\",\"binary\":true}");
+    r = callf("read_file", &err, "{\"path\":\"beep.wav\",\"binary\":true}");
     assert_ok_result(r, err);
     const rig_content *c = rig_result_block(r, 1);
     assert_int_equal(c->type, RIG_CONTENT_AUDIO);
@@ -689,13 +625,13 @@ static void test_pdf(void **state) {
     /* All printable: the signature alone makes it binary. */
     const char *pdf = "%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R "
                       ">>\n%%EOF\n";
-    puts_("my doc.pdf", pdf);
+    put("my doc.pdf", pdf);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"my doc.pdf\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"my doc.pdf\"}");
     assert_error_with(r, "a PDF document (application/pdf");
     assert_error_with(r, "an embedded PDF resource");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"my doc.pdf\",\"binary\":true}");
+    r = callf("read_file", &err, "{\"path\":\"my doc.pdf\",\"binary\":true}");
     assert_ok_result(r, err);
     const rig_content *c = rig_result_block(r, 1);
     assert_int_equal(c->type, RIG_CONTENT_RESOURCE);
@@ -714,9 +650,9 @@ static void test_other_binary(void **state) {
     unsigned char bin[256];
     for (int i = 0; i < 256; i++)
         bin[i] = (unsigned char)(255 - i);
-    put("blob.bin", bin, sizeof bin);
+    put_bytes("blob.bin", bin, sizeof bin);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"blob.bin\",\"binary\":true}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"blob.bin\",\"binary\":true}");
     assert_ok_result(r, err);
     assert_int_equal(rig_result_count(r), 2);
     const rig_content *c = rig_result_block(r, 1);
@@ -729,8 +665,8 @@ static void test_other_binary(void **state) {
     rig_result_free(r);
 
     /* A text file with binary=true is still read as text. */
-    puts_("plain.txt", "hello\n");
-    r = callf(&err, "{\"path\":\"plain.txt\",\"binary\":true}");
+    put("plain.txt", "hello\n");
+    r = callf("read_file", &err, "{\"path\":\"plain.txt\",\"binary\":true}");
     assert_only_text(r, err, "hello\n");
     rig_result_free(r);
 }
@@ -744,7 +680,7 @@ static void test_binary_cap(void **state) {
     assert_int_equal(ftruncate(fd, RIG_FS_READ_BINARY_MAX + 1), 0); /* sparse zeros */
     close(fd);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"huge.bin\",\"binary\":true}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"huge.bin\",\"binary\":true}");
     assert_error_with(r, "'huge.bin' is binary data (20971521 bytes), larger than the 20 MiB a "
                          "binary read may return");
     rig_result_free(r);
@@ -759,16 +695,16 @@ static void test_not_files(void **state) {
     snprintf(p, sizeof p, "%s/sub", root);
     assert_int_equal(mkdir(p, 0755), 0);
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"sub\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"sub\"}");
     assert_error_with(r, "'sub' is a directory, not a file. Call list_directory");
     rig_result_free(r);
-    r = callf(&err, "{\"path\":\"%s\"}", root);
+    r = callf("read_file", &err, "{\"path\":\"%s\"}", root);
     assert_error_with(r, "is a directory");
     rig_result_free(r);
 
     snprintf(p, sizeof p, "%s/fifo", root);
     assert_int_equal(mkfifo(p, 0644), 0);
-    r = callf(&err, "{\"path\":\"fifo\"}"); /* must not hang waiting for a writer */
+    r = callf("read_file", &err, "{\"path\":\"fifo\"}"); /* must not hang waiting for a writer */
     assert_error_with(r, "'fifo' is not a regular file");
     rig_result_free(r);
 }
@@ -776,12 +712,12 @@ static void test_not_files(void **state) {
 static void test_missing_and_outside(void **state) {
     (void)state;
     rig_error err;
-    rig_result *r = callf(&err, "{\"path\":\"nope.txt\"}");
+    rig_result *r = callf("read_file", &err, "{\"path\":\"nope.txt\"}");
     assert_error_with(r, "No such file: 'nope.txt'");
     assert_int_equal(err.code, RIG_ETOOL);
     rig_result_free(r);
 
-    r = callf(&err, "{\"path\":\"%s/secret\"}", outside);
+    r = callf("read_file", &err, "{\"path\":\"%s/secret\"}", outside);
     assert_error_with(r, "Access denied");
     assert_error_with(r, "is outside the allowed directories");
     assert_error_with(r, root);
@@ -790,7 +726,7 @@ static void test_missing_and_outside(void **state) {
     free(t);
     rig_result_free(r);
 
-    r = callf(&err, "{\"path\":\"../outside/secret\"}");
+    r = callf("read_file", &err, "{\"path\":\"../outside/secret\"}");
     assert_error_with(r, "Access denied");
     t = text_of(r);
     assert_not_contains(t, "TOP-SECRET");
@@ -802,7 +738,7 @@ static void test_missing_and_outside(void **state) {
     snprintf(link, sizeof link, "%s/escape", root);
     snprintf(target, sizeof target, "%s/secret", outside);
     assert_int_equal(symlink(target, link), 0);
-    r = callf(&err, "{\"path\":\"escape\"}");
+    r = callf("read_file", &err, "{\"path\":\"escape\"}");
     assert_error_with(r, "Access denied");
     t = text_of(r);
     assert_not_contains(t, "TOP-SECRET");

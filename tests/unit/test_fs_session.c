@@ -10,26 +10,20 @@
  * names the session's root. (grep takes its roots the same way once
  * fs_grep.c calls rig__fs_with_roots.) */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin_testing.h"
+#include "fs_testing.h"
 
 #include "rig/fs.h"
 #include "rig/roots.h"
 #include "tools/fs.h"
 
-static char base[64], root[128], client[128];
-static rig_roots *roots;
-static rig_toolset *ts;
+/* The session's root, beside root (the fixture's outside is not made). */
+static char client[128];
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
-static void put(const char *dir, const char *name, const char *text) {
+/* dir/name holding `text`. */
+static void put_in(const char *dir, const char *name, const char *text) {
     char p[256];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "wb");
@@ -40,33 +34,19 @@ static void put(const char *dir, const char *name, const char *text) {
 
 static int setup(void **state) {
     (void)state;
-    snprintf(base, sizeof base, "/tmp/rig-fs-session-XXXXXX");
-    if (!mkdtemp(base))
+    if (fs_make_base("session"))
         return -1;
-    snprintf(root, sizeof root, "%s/root", base);
     snprintf(client, sizeof client, "%s/client", base);
-    if (mkdir(root, 0755) || mkdir(client, 0755))
+    if (mkdir(client, 0755))
         return -1;
-    put(root, "served.txt", "served by --root\n");
-    put(client, "client.txt", "the client's own\n");
-    roots = rig_roots_new();
+    put_in(root, "served.txt", "served by --root\n");
+    put_in(client, "client.txt", "the client's own\n");
+    if (fs_make_tools())
+        return -1;
     rig_error err;
-    if (!roots || rig_roots_add(roots, root, &err) != RIG_OK)
-        return -1;
-    ts = rig_toolset_new();
-    if (!ts || rig_fs_tools_add(ts, roots, &err) != RIG_OK)
-        return -1;
     const char *mine[1] = {client};
     if (rig_roots_set_session(roots, "s", mine, 1, &err) != 1)
         return -1;
-    return 0;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    rig_toolset_free(ts);
-    rig_roots_free(roots);
-    nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return 0;
 }
 
@@ -193,9 +173,9 @@ static void test_session_change_and_drop(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_reading_tools, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_writing_tools, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_session_change_and_drop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reading_tools, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_writing_tools, setup, fs_teardown),
+        cmocka_unit_test_setup_teardown(test_session_change_and_drop, setup, fs_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
