@@ -521,6 +521,51 @@ static void test_file_shrinks_while_searched(void **state) {
     unlink(p);
 }
 
+/* What a reviewer found the whole-buffer scan got wrong: patterns that
+ * cannot give back past a newline (possessive, atomic, \R, an option
+ * reset) and ones whose match start moves (\K, non-atomic lookarounds)
+ * give what the line alone gives; fixed_strings with multiline; multiline
+ * going on after an empty match; ignore files above the start. */
+static void test_scan_review_cases(void **state) {
+    (void)state;
+    mk("rv");
+    assert_int_equal(PUT("rv/t1.txt", "foo bar\nbaz;\n"), 0);
+    assert_int_equal(PUT("rv/t2.txt", "a\nb\n"), 0);
+    assert_int_equal(PUT("rv/t3.txt", "x\nfoo\n"), 0);
+    assert_int_equal(PUT("rv/t4.txt", "foo\nbar\n"), 0);
+    assert_int_equal(PUT("rv/t5.txt", "ab\r\nc\n"), 0);
+    assert_int_equal(PUT("rv/m1.txt", "za\nb\nq\n"), 0);
+    assert_grep("{\"pattern\":\"foo[^;]*+$\",\"path\":\"rv/t1.txt\",\"output_mode\":\"content\"}",
+                "rv/t1.txt:1:foo bar\n");
+    assert_grep("{\"pattern\":\"foo(?>[^;]*)$\",\"path\":\"rv/t1.txt\",\"output_mode\":\"content\"}",
+                "rv/t1.txt:1:foo bar\n");
+    assert_grep("{\"pattern\":\"b\\\\R$\",\"path\":\"rv/t5.txt\",\"output_mode\":\"count\"}",
+                "rv/t5.txt:1\n");
+    assert_grep("{\"pattern\":\"(?-m)^foo\",\"path\":\"rv/t3.txt\",\"output_mode\":\"content\"}",
+                "rv/t3.txt:2:foo\n");
+    assert_grep("{\"pattern\":\"(?^)^foo\",\"path\":\"rv/t3.txt\",\"output_mode\":\"content\"}",
+                "rv/t3.txt:2:foo\n");
+    char *t = grepped("{\"pattern\":\"a\\\\s\\\\Kb\",\"path\":\"rv/t2.txt\"}");
+    assert_contains(t, "No matches");
+    free(t);
+    t = grepped("{\"pattern\":\"foo(?*\\\\nbar)\",\"path\":\"rv/t4.txt\"}");
+    assert_contains(t, "No matches");
+    free(t);
+    /* a literal in multiline mode (PCRE2 takes no MULTILINE with LITERAL) */
+    assert_grep("{\"pattern\":\"o\\nb\",\"path\":\"rv/t4.txt\",\"fixed_strings\":true,"
+                "\"multiline\":true,\"output_mode\":\"content\"}",
+                "rv/t4.txt:1:foo\nrv/t4.txt:2:bar\n");
+    /* after the empty match at z, a\nb later on line 1 is still found */
+    assert_grep("{\"pattern\":\"(?=z)|a\\nb\",\"path\":\"rv/m1.txt\",\"multiline\":true,"
+                "\"output_mode\":\"content\"}",
+                "rv/m1.txt:1:za\nrv/m1.txt:2:b\n");
+    /* the root's .gitignore says *.log: it holds below the start too */
+    assert_int_equal(PUT("rv/deep.log", "hello from a log\n"), 0);
+    assert_grep("{\"pattern\":\"hello\",\"path\":\"rv\"}", "No matches for 'hello' in 'rv' "
+                "(6 files searched; entries matched by ignore files were skipped, "
+                "no_ignore=true searches them).");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tool_shape),
@@ -538,6 +583,7 @@ int main(void) {
         cmocka_unit_test(test_deadline_stops_search),
         cmocka_unit_test(test_large_files_in_chunks),
         cmocka_unit_test(test_file_shrinks_while_searched),
+        cmocka_unit_test(test_scan_review_cases),
     };
     return cmocka_run_group_tests(tests, setup, fs_teardown);
 }

@@ -319,9 +319,15 @@ static void test_gitignore(void **state) {
     /* Listing the ignored directory itself works. */
     assert_listing("{\"path\":\"gi/out\"}", "[FILE] x (0 bytes)\n");
     assert_listing("{\"path\":\"gi/out\",\"sizes\":false}", "[FILE] x\n");
-    /* Starting below the repository's top: its .git is found above. */
+    /* Starting below the repository's top: its .git is found above, and
+     * the ignore files between it and the start apply (gi's "*.o" hides
+     * c.o; sub's "!b.o" shows b.o again), as a listing from the top would. */
+    put("gi/sub/c.o", "");
     assert_listing("{\"path\":\"gi/sub\"}", "[FILE] b.o (0 bytes)\n"
                                               "[FILE] top.txt (0 bytes)\n");
+    assert_listing("{\"path\":\"gi/sub\",\"include_hidden\":true}",
+                   "[FILE] .gitignore (15 bytes)\n[FILE] b.o (0 bytes)\n"
+                   "[FILE] top.txt (0 bytes)\n");
 }
 
 /* ripgrep's rules outside a repository: .gitignore is not read, .ignore
