@@ -102,6 +102,7 @@ typedef struct ruleset {
     size_t n, cap;
     size_t base_len; /* length of the rel path of the directory holding it */
     char *prefix;    /* above the start: the start's path from its directory */
+    size_t ngit;     /* rules[0..ngit) came from .gitignore */
     char *text;      /* the patterns point into it */
 } ruleset;
 
@@ -189,6 +190,7 @@ typedef struct walker {
     ruleset *stack[STACK_MAX]; /* the start's ancestors' (load_ancestors), then one a
                                * level entered */
     bool git[STACK_MAX];    /* inside a git repository at that level */
+    bool top[STACK_MAX];    /* that level's directory holds .git */
     size_t nstack;
     char rel[PATH_MAX];     /* the current directory, relative to the start ("" at it) */
     size_t rel_len;
@@ -257,6 +259,7 @@ static ruleset *load_ignores(int dirfd, size_t base_len, bool git, bool *oom) {
     size_t len = 0;
     if (git)
         read_ignore_file(dirfd, ".gitignore", &text, &len, oom);
+    size_t git_len = len;
     read_ignore_file(dirfd, ".ignore", &text, &len, oom);
     read_ignore_file(dirfd, ".rgignore", &text, &len, oom);
     if (!text)
@@ -275,6 +278,8 @@ static ruleset *load_ignores(int dirfd, size_t base_len, bool git, bool *oom) {
             *nl = '\0';
         if (!ruleset_add_line(rs, line))
             *oom = true;
+        if ((size_t)(line - text) < git_len)
+            rs->ngit = rs->n;
         line = nl ? nl + 1 : NULL;
     }
     return rs;
@@ -289,8 +294,17 @@ static bool has_git(int dirfd) {
 
 /* Is the entry at rel path `sub` (last component `name`) ignored by the
  * .gitignore rulesets stack[0..n)? The last matching rule wins. */
-static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const char *name,
-                       bool is_dir) {
+static bool ignored_by(ruleset *const *stack, const bool *top, size_t n, const char *sub,
+                       const char *name, bool is_dir) {
+    /* A repository's .gitignore stops at a repository nested in it, as
+     * git's and ripgrep's do: above the innermost level holding .git, only
+     * .ignore and .rgignore rules count. */
+    size_t inner = 0;
+    for (size_t s = n; s-- > 0;)
+        if (top[s]) {
+            inner = s;
+            break;
+        }
     bool ign = false;
     for (size_t s = 0; s < n; s++) {
         const ruleset *rs = stack[s];
@@ -304,7 +318,7 @@ static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const c
                 continue;
             rsub = whole;
         }
-        for (size_t i = 0; i < rs->n; i++)
+        for (size_t i = s < inner ? rs->ngit : 0; i < rs->n; i++)
             if (rule_hits(&rs->rules[i], rsub, name, is_dir))
                 ign = !rs->rules[i].neg;
     }
@@ -313,8 +327,10 @@ static bool ignored_by(ruleset *const *stack, size_t n, const char *sub, const c
 
 /* Load dirfd's ignore files (if any) onto the stack. */
 static void push_gitignore(walker *w, int dirfd) {
-    bool git = (w->nstack && w->git[w->nstack - 1]) || has_git(dirfd);
+    bool here = has_git(dirfd);
+    bool git = (w->nstack && w->git[w->nstack - 1]) || here;
     w->git[w->nstack] = git;
+    w->top[w->nstack] = here;
     w->stack[w->nstack] = load_ignores(dirfd, w->rel_len, git, &w->oom);
 }
 
@@ -326,7 +342,7 @@ static void push_gitignore(walker *w, int dirfd) {
  * paths relative to its own directory: it carries the start's path from
  * there as a prefix. At most the ANCESTORS_MAX nearest are read. */
 static size_t load_ancestors(const rig_roots *roots, const char *path, ruleset **stack,
-                             bool *git, bool *oom) {
+                             bool *git, bool *top, bool *oom) {
     char rel[PATH_MAX], dir[PATH_MAX];
     int r = rig_roots_locate(roots, path, rel, sizeof rel);
     if (r < 0 || strcmp(rel, ".") == 0)
@@ -350,7 +366,8 @@ static size_t load_ancestors(const rig_roots *roots, const char *path, ruleset *
                      : -1;
         if (fd < 0)
             continue;
-        g = g || has_git(fd);
+        bool here = has_git(fd);
+        g = g || here;
         if (levels - level < ANCESTORS_MAX) {
             ruleset *rs = load_ignores(fd, 0, g, oom);
             if (rs && !(rs->prefix = strdup(rel + k + (k ? 1 : 0)))) {
@@ -359,6 +376,7 @@ static size_t load_ancestors(const rig_roots *roots, const char *path, ruleset *
                 *oom = true;
             }
             stack[n] = rs;
+            top[n] = here;
             git[n++] = g;
         }
         close(fd);
@@ -371,6 +389,7 @@ static size_t load_ancestors(const rig_roots *roots, const char *path, ruleset *
 struct rig__ignore {
     ruleset *stack[STACK_MAX];
     bool git[STACK_MAX]; /* inside a git repository at that level */
+    bool top[STACK_MAX]; /* that level's directory holds .git */
     size_t n;
 };
 
@@ -379,7 +398,7 @@ rig__ignore *rig__ignore_new(const rig_roots *roots, const char *path) {
     if (!ig)
         return NULL;
     bool oom = false;
-    ig->n = load_ancestors(roots, path, ig->stack, ig->git, &oom);
+    ig->n = load_ancestors(roots, path, ig->stack, ig->git, ig->top, &oom);
     if (oom) {
         rig__ignore_free(ig);
         return NULL;
@@ -399,13 +418,15 @@ bool rig__ignore_push(rig__ignore *ig, int dirfd, size_t rel_len) {
     if (ig->n >= sizeof ig->stack / sizeof *ig->stack)
         return false;
     bool oom = false;
-    bool git = (ig->n && ig->git[ig->n - 1]) || has_git(dirfd);
+    bool here = has_git(dirfd);
+    bool git = (ig->n && ig->git[ig->n - 1]) || here;
     ruleset *rs = load_ignores(dirfd, rel_len, git, &oom);
     if (oom) {
         ruleset_free(rs);
         return false;
     }
     ig->git[ig->n] = git;
+    ig->top[ig->n] = here;
     ig->stack[ig->n++] = rs;
     return true;
 }
@@ -416,7 +437,7 @@ void rig__ignore_pop(rig__ignore *ig) {
 }
 
 bool rig__ignore_hit(const rig__ignore *ig, const char *sub, const char *name, bool is_dir) {
-    return ignored_by(ig->stack, ig->n, sub, name, is_dir);
+    return ignored_by(ig->stack, ig->top, ig->n, sub, name, is_dir);
 }
 
 bool rig__glob_match(const char *pattern, const char *s) { return glob_match(pattern, s); }
@@ -440,7 +461,7 @@ static bool skipped(walker *w, const char *name, bool is_dir) {
                 w->excluded++;
                 return true;
             }
-    bool ign = ignored_by(w->stack, w->nstack + 1, sub, name, is_dir);
+    bool ign = ignored_by(w->stack, w->top, w->nstack + 1, sub, name, is_dir);
     if (ign)
         w->ignored++;
     return ign;
@@ -771,7 +792,7 @@ static int open_dir(rig_call *call, walker *w, const char *tool, const char *pat
     int eno = 0;
     int fd = rig_roots_open(roots, path, O_RDONLY | O_DIRECTORY, 0, &eno, &err);
     if (fd >= 0)
-        w->nstack = load_ancestors(roots, path, w->stack, w->git, &w->oom);
+        w->nstack = load_ancestors(roots, path, w->stack, w->git, w->top, &w->oom);
     rig__fs_roots_done(roots);
     if (fd >= 0)
         return fd;

@@ -350,6 +350,28 @@ static void test_ignore_files_outside_git(void **state) {
     free(t);
 }
 
+/* A repository nested in another: the outer .gitignore stops at it (as
+ * git's and ripgrep's do), the outer .ignore does not. */
+static void test_nested_repository(void **state) {
+    (void)state;
+    mk("nest");
+    mk("nest/.git");
+    mk("nest/inner");
+    mk("nest/inner/.git");
+    put("nest/.gitignore", "*.log\n");
+    put("nest/.ignore", "*.tmp\n");
+    put("nest/b.log", "");
+    put("nest/inner/a.log", "");
+    put("nest/inner/x.tmp", "");
+    put("nest/inner/c.txt", "");
+    assert_listing("{\"path\":\"nest\",\"recursive\":true}", "[DIR] inner/\n"
+                                                             "[FILE] inner/a.log (0 bytes)\n"
+                                                             "[FILE] inner/c.txt (0 bytes)\n");
+    /* the same from inside the nested one */
+    assert_listing("{\"path\":\"nest/inner\"}", "[FILE] a.log (0 bytes)\n"
+                                                  "[FILE] c.txt (0 bytes)\n");
+}
+
 static void test_symlinked_dir_not_followed(void **state) {
     (void)state;
     mk("sl");
@@ -661,6 +683,7 @@ int main(void) {
         cmocka_unit_test(test_exclude_patterns),
         cmocka_unit_test(test_gitignore),
         cmocka_unit_test(test_ignore_files_outside_git),
+        cmocka_unit_test(test_nested_repository),
         cmocka_unit_test(test_symlinked_dir_not_followed),
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_directory_tree),
