@@ -16,6 +16,7 @@
 #include "rig/mcp.h"
 #include "rig/roots.h"
 #include "rig/fs.h"
+#include "rig/policy.h"
 
 #ifdef __cplusplus
 extern "C" {

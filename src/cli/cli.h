@@ -14,6 +14,7 @@ int cli_json(int argc, char **argv);
 int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_serve(int argc, char **argv);
+int cli_policy(int argc, char **argv);
 
 struct rig_toolset;
 struct rig_roots;

@@ -23,6 +23,7 @@ static const command commands[] = {
     {"tools", cli_tools, "print the tools in MCP, OpenAI, Anthropic or Gemini format"},
     {"call", cli_call, "run one tool and print its result"},
     {"json", cli_json, "check and format JSON with rig's parser and writer"},
+    {"policy", cli_policy, "say whether the approval policy lets a call run"},
 };
 
 static void usage(FILE *out) {
