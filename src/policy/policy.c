@@ -324,8 +324,9 @@ static void say(char *reason, size_t cap, const char *fmt, ...)
 }
 
 /* The shell tool's commands: `command` as a string, an object with
- * "command", or an array of either. Into cmds (malloc'd strings). */
-static size_t shell_commands(rig_json_val args, char **cmds, size_t max)
+ * "command", or an array of either. Into cmds (malloc'd strings, their
+ * lengths in lens: a NUL inside stays, for the parser to refuse). */
+static size_t shell_commands(rig_json_val args, char **cmds, size_t *lens, size_t max)
 {
     rig_json_val c = rig_json_get(args, "command");
     size_t n = 0;
@@ -337,10 +338,13 @@ static size_t shell_commands(rig_json_val args, char **cmds, size_t max)
             v = rig_json_get(v, "command");
         size_t len = rig_json_str_len(v);
         char *s = rig_json_is_string(v) ? malloc(len + 1) : NULL;
-        if (s && rig_json_str_copy(v, s, len + 1, NULL) == 0)
+        size_t got = 0;
+        if (s && rig_json_str_copy(v, s, len + 1, &got) == 0) {
+            lens[n] = got;
             cmds[n++] = s;
-        else
+        } else {
             free(s);
+        }
     }
     return n;
 }
@@ -350,7 +354,8 @@ static size_t shell_commands(rig_json_val args, char **cmds, size_t max)
 static rig_verdict check_shell(const entry *e, rig_json_val args, char *reason, size_t cap)
 {
     char *cmds[SHELL_CMDS_MAX];
-    size_t ncmds = shell_commands(args, cmds, SHELL_CMDS_MAX);
+    size_t lens[SHELL_CMDS_MAX];
+    size_t ncmds = shell_commands(args, cmds, lens, SHELL_CMDS_MAX);
     rig_verdict v = RIG_VERDICT_ALLOW;
     rig__buf used = {0};
     if (!ncmds) {
@@ -360,7 +365,7 @@ static rig_verdict check_shell(const entry *e, rig_json_val args, char *reason, 
     for (size_t i = 0; i < ncmds && v == RIG_VERDICT_ALLOW; i++) {
         rig__sh_script s;
         char why[256];
-        if (rig__sh_parse(cmds[i], strlen(cmds[i]), &s, why, sizeof why) != 0) {
+        if (rig__sh_parse(cmds[i], lens[i], &s, why, sizeof why) != 0) {
             say(reason, cap, "the command cannot be read for certain: %s", why);
             v = RIG_VERDICT_ASK;
             break;
@@ -370,7 +375,11 @@ static rig_verdict check_shell(const entry *e, rig_json_val args, char *reason, 
             rig__buf shown = {0};
             cmd_show(c, &shown);
             const char *cs = shown.p ? shown.p : "";
-            if (c->nassign) {
+            if (c->nassign && !c->nwords) {
+                say(reason, cap, "the command line sets shell variables (NAME=value), which "
+                                 "change what the commands after it do");
+                v = RIG_VERDICT_ASK;
+            } else if (c->nassign) {
                 say(reason, cap, "`%s` sets environment variables for itself", cs);
                 v = RIG_VERDICT_ASK;
             } else if (c->writes) {
@@ -537,11 +546,12 @@ char *rig_allowlist_suggest(const char *tool, const char *args_json, size_t len)
     bool ok = true;
     if (strcmp(tool, "shell") == 0) {
         char *cmds[SHELL_CMDS_MAX];
-        size_t ncmds = shell_commands(args, cmds, SHELL_CMDS_MAX);
+        size_t lens[SHELL_CMDS_MAX];
+        size_t ncmds = shell_commands(args, cmds, lens, SHELL_CMDS_MAX);
         ok = ncmds > 0;
         for (size_t i = 0; i < ncmds; i++) {
             rig__sh_script s;
-            if (!ok || rig__sh_parse(cmds[i], strlen(cmds[i]), &s, NULL, 0) != 0) {
+            if (!ok || rig__sh_parse(cmds[i], lens[i], &s, NULL, 0) != 0) {
                 ok = false;
                 continue;
             }

@@ -205,6 +205,10 @@ static void parse_dollar(parser *ps, text *t, bool *literal)
             else if (d == '`' || ((d == '$' || d == '<' || d == '>') && peek(ps, 1) == '(')) {
                 fail(ps, "it has a command inside ${...}");
                 return;
+            } else if (d == '@' && ps->p > start + 2) {
+                /* ${x@P} expands a value as a prompt: $(...) in it runs */
+                fail(ps, "it has a ${...@...} transformation");
+                return;
             } else if (d == '\\' && peek(ps, 1)) {
                 ps->p++;
             }
@@ -292,6 +296,7 @@ static bool parse_word(parser *ps, rig__sh_word *w)
 {
     text t = {0};
     bool literal = true;
+    const char *start = ps->p;
     if (*ps->p == '~')
         literal = false; /* the home directory: not the word as written */
     while (!at_end(ps) && !ps->failed) {
@@ -337,6 +342,14 @@ static bool parse_word(parser *ps, rig__sh_word *w)
     if (ps->failed) {
         free(t.s);
         return false;
+    }
+    if (!literal) {
+        /* an expansion: the word as written, for messages and matching */
+        t.len = 0;
+        if (!text_add(ps, &t, start, (size_t)(ps->p - start))) {
+            free(t.s);
+            return false;
+        }
     }
     if (!t.s && !text_add(ps, &t, "", 0))
         return false;
@@ -431,6 +444,10 @@ static void parse_redirection(parser *ps, rig__sh_cmd *c)
 /* A simple command (or a subshell, or a { group; }) up to a separator. */
 static void parse_command(parser *ps, char term)
 {
+    if (*ps->p == '(' && peek(ps, 1) == '(') {
+        fail(ps, "it has arithmetic ((...)), which can hide a command");
+        return;
+    }
     if (*ps->p == '(') {
         if (++ps->depth > DEPTH_MAX) {
             fail(ps, "it nests deeper than %d levels", DEPTH_MAX);
@@ -505,11 +522,12 @@ static void parse_command(parser *ps, char term)
         }
         if ((d == '<' || d == '>') && peek(ps, 1) == '(') {
             rig__sh_word w = {NULL, false};
+            const char *w0 = ps->p;
             ps->p++;
             parse_nested(ps, "<(...) process substitution");
             if (ps->failed)
                 break;
-            w.text = strdup("<(...)");
+            w.text = strndup(w0, (size_t)(ps->p - w0));
             if (!w.text) {
                 fail(ps, "out of memory");
                 break;
@@ -563,7 +581,7 @@ static void parse_command(parser *ps, char term)
         if (!push_word(ps, &c, w))
             break;
     }
-    if (ps->failed || (!c.nwords && !c.writes)) {
+    if (ps->failed || (!c.nwords && !c.writes && !c.nassign)) {
         cmd_free(&c);
         return;
     }
@@ -580,11 +598,17 @@ static void parse_command(parser *ps, char term)
 /* Commands and separators up to `term` (')' or '}'; '\0': the end). */
 static void parse_list(parser *ps, char term)
 {
+    bool need = false; /* after | || && |&: a command must follow */
     while (!ps->failed) {
         skip_blanks(ps);
+        char c = at_end(ps) ? '\0' : *ps->p;
+        if (need && (c == '\0' || (term && c == term) || c == ';' || c == '&' || c == ')' ||
+                     (c == '|' && !(peek(ps, 1) == '|')))) {
+            fail(ps, "an operator has no command after it");
+            return;
+        }
         if (at_end(ps))
             return;
-        char c = *ps->p;
         if (term && c == term)
             return;
         if (c == ')' || c == '}') {
@@ -603,10 +627,13 @@ static void parse_list(parser *ps, char term)
                 fail(ps, "it has ';;', which belongs to case");
                 return;
             }
-            ps->p += (peek(ps, 1) == c || (c == '|' && peek(ps, 1) == '&')) ? 2 : 1;
+            bool two = peek(ps, 1) == c || (c == '|' && peek(ps, 1) == '&');
+            need = c == '|' || (two && c == '&');
+            ps->p += two ? 2 : 1;
             continue;
         }
         const char *before = ps->p;
+        need = false;
         parse_command(ps, term);
         if (!ps->failed && ps->p == before) {
             fail(ps, "it has '%c' where a command should start", c);
