@@ -572,6 +572,11 @@ char *rig_allowlist_suggest(const char *tool, const char *args_json, size_t len)
                     for (size_t w = 0; w < c->nwords; w++)
                         ok &= c->words[w].literal; /* an exact pattern of an expansion */
                 }
+                /* a pattern is one line: a word with a newline (or another
+                 * control character) in it cannot be written down as one */
+                for (size_t w = 0; ok && w < keep.nwords; w++)
+                    for (const char *q = keep.words[w].text; *q && ok; q++)
+                        ok = (unsigned char)*q >= 0x20 && *q != 0x7f;
                 if (!ok)
                     break;
                 rig__buf line = {0};
