@@ -441,6 +441,24 @@ static void parse_redirection(parser *ps, rig__sh_cmd *c)
         free(w.text);
 }
 
+/* A subshell ( ... ) or a group { ...; }: at the opener. Redirections
+ * after the closer are read by the caller as a command of their own (no
+ * words, and the file it writes), which is how the policy must see them. */
+static void parse_enclosed(parser *ps, char close, const char *what)
+{
+    if (++ps->depth > DEPTH_MAX) {
+        fail(ps, "it nests deeper than %d levels", DEPTH_MAX);
+        return;
+    }
+    ps->p++;
+    parse_list(ps, close);
+    if (!ps->failed && (at_end(ps) || *ps->p != close))
+        fail(ps, "a %s is not closed", what);
+    else if (!ps->failed)
+        ps->p++;
+    ps->depth--;
+}
+
 /* A simple command (or a subshell, or a { group; }) up to a separator. */
 static void parse_command(parser *ps, char term)
 {
@@ -449,59 +467,11 @@ static void parse_command(parser *ps, char term)
         return;
     }
     if (*ps->p == '(') {
-        if (++ps->depth > DEPTH_MAX) {
-            fail(ps, "it nests deeper than %d levels", DEPTH_MAX);
-            return;
-        }
-        ps->p++;
-        parse_list(ps, ')');
-        if (!ps->failed && (at_end(ps) || *ps->p != ')'))
-            fail(ps, "a ( subshell ) is not closed");
-        else if (!ps->failed)
-            ps->p++;
-        ps->depth--;
-        /* what follows a subshell: redirections only */
-        rig__sh_cmd c = {0};
-        for (;;) {
-            skip_blanks(ps);
-            if (ps->failed || at_end(ps))
-                break;
-            char d = *ps->p;
-            if (d == '<' || d == '>' || (d == '&' && peek(ps, 1) == '>')) {
-                if ((d == '<' || d == '>') && peek(ps, 1) == '(')
-                    break;
-                parse_redirection(ps, &c);
-            } else {
-                break;
-            }
-        }
-        if (c.writes && !ps->failed) {
-            /* a command with no words: it writes a file all the same */
-            rig__sh_cmd *v = realloc(ps->out->cmds, (ps->out->n + 1) * sizeof *v);
-            if (!v) {
-                fail(ps, "out of memory");
-                cmd_free(&c);
-                return;
-            }
-            ps->out->cmds = v;
-            ps->out->cmds[ps->out->n++] = c;
-        } else {
-            cmd_free(&c);
-        }
+        parse_enclosed(ps, ')', "( subshell )");
         return;
     }
     if (*ps->p == '{' && (peek(ps, 1) == ' ' || peek(ps, 1) == '\t' || peek(ps, 1) == '\n')) {
-        if (++ps->depth > DEPTH_MAX) {
-            fail(ps, "it nests deeper than %d levels", DEPTH_MAX);
-            return;
-        }
-        ps->p++;
-        parse_list(ps, '}');
-        if (!ps->failed && (at_end(ps) || *ps->p != '}'))
-            fail(ps, "a { group; } is not closed");
-        else if (!ps->failed)
-            ps->p++;
-        ps->depth--;
+        parse_enclosed(ps, '}', "{ group; }");
         return;
     }
     rig__sh_cmd c = {0};
