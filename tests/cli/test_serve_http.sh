@@ -317,8 +317,12 @@ ok "arguments against the schema: an error result naming the key" \
 head -c 100000000 /dev/zero | tr '\0' ' ' >"$tmp/100m"
 ok "a 100 MB body: 413 within 5 s, the server answers after" \
    't0=$(ms); rpc "@$tmp/100m"; t=$(($(ms) - t0)); echo "# ${t} ms"; { [ "$code" = 413 ] || [ "$code" = 000 ]; } && [ $t -lt 5000 ] && up'
-ok "a 100 MB chunked body: 413 within 5 s, the server answers after" \
-   't0=$(ms); req "$url" -H "$acc" -H "$ct" -H "Mcp-Session-Id: $sid" -H "Transfer-Encoding: chunked" -T "$tmp/100m" -X POST; t=$(($(ms) - t0)); echo "# ${t} ms"; { [ "$code" = 413 ] || [ "$code" = 000 ]; } && [ $t -lt 5000 ] && up'
+# curl sends Expect: 100-continue with -T: the server's 100 may be the last
+# status curl records when the server closes the connection on the 413
+# while curl is still sending (a reset can beat the 413 to curl). Any of
+# these is a refusal; what matters is that it comes fast and nothing is run.
+ok "a 100 MB chunked body: refused (413, or cut) within 5 s, the server answers after" \
+   't0=$(ms); req "$url" -H "$acc" -H "$ct" -H "Mcp-Session-Id: $sid" -H "Transfer-Encoding: chunked" -T "$tmp/100m" -X POST; t=$(($(ms) - t0)); echo "# ${t} ms"; { [ "$code" = 413 ] || [ "$code" = 000 ] || [ "$code" = 100 ]; } && [ $t -lt 5000 ] && up'
 rm -f "$tmp/100m"
 head -c 100000 /dev/zero | tr '\0' '[' >"$tmp/deep"
 ok "10^5 nested arrays: 400, a -32700 answer, the server answers after" \
