@@ -72,6 +72,12 @@ RIG_INTERNAL rig_result *rig__fs_with_roots(rig_call *call,
  * than the root); those of the directories between the root and the walk's
  * start count too: rig__ignore_new(roots, path) reads them. */
 typedef struct rig__ignore rig__ignore;
+/* A walk's path relative to its start, in a PATH_MAX buffer of *len
+ * characters: push appends "/name" (just "name" at the start), saving the
+ * old length in *saved, or says false, changing nothing, when it would not
+ * fit; pop goes back to `saved`. */
+RIG_INTERNAL bool rig__rel_push(char *rel, size_t *len, const char *name, size_t *saved);
+RIG_INTERNAL void rig__rel_pop(char *rel, size_t *len, size_t saved);
 RIG_INTERNAL bool rig__glob_match(const char *pattern, const char *s);
 RIG_INTERNAL rig__ignore *rig__ignore_new(const rig_roots *roots, const char *path);
 RIG_INTERNAL void rig__ignore_free(rig__ignore *ig);

@@ -177,15 +177,11 @@ static void walk(globber *g, int dirfd, size_t level) {
             g->cancelled = true;
             break;
         }
-        size_t nl = strlen(name), saved = g->rel_len;
-        if (saved + nl + 2 > sizeof g->rel) {
+        size_t saved;
+        if (!rig__rel_push(g->rel, &g->rel_len, name, &saved)) {
             g->too_deep = true;
             continue;
         }
-        if (saved)
-            g->rel[g->rel_len++] = '/';
-        memcpy(g->rel + g->rel_len, name, nl + 1);
-        g->rel_len += nl;
         struct stat st;
         bool have_st;
         bool dir = is_dir_entry(dirfd, de, &st, &have_st);
@@ -210,8 +206,7 @@ static void walk(globber *g, int dirfd, size_t level) {
             if (have_st || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
                 add_match(g, g->rel, &st);
         }
-        g->rel_len = saved;
-        g->rel[saved] = '\0';
+        rig__rel_pop(g->rel, &g->rel_len, saved);
     }
     closedir(d);
     rig__ignore_pop(g->ig);

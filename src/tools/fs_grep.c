@@ -1019,15 +1019,11 @@ static void walk(grepper *g, int dirfd, size_t level) {
             g->cancelled = true;
             break;
         }
-        size_t nl = strlen(name), saved = g->rel_len;
-        if (saved + nl + 2 > sizeof g->rel) {
+        size_t saved;
+        if (!rig__rel_push(g->rel, &g->rel_len, name, &saved)) {
             g->too_deep = true;
             continue;
         }
-        if (saved)
-            g->rel[g->rel_len++] = '/';
-        memcpy(g->rel + g->rel_len, name, nl + 1);
-        g->rel_len += nl;
         int kind = kind_at(dirfd, name, (unsigned char)name[-1]);
         if (kind == K_OTHER) {
             /* symlinks are never followed; devices, FIFOs, sockets never read */
@@ -1048,8 +1044,7 @@ static void walk(grepper *g, int dirfd, size_t level) {
         } else if (name_passes(g, name)) {
             take_file(g, dir, name);
         }
-        g->rel_len = saved;
-        g->rel[saved] = '\0';
+        rig__rel_pop(g->rel, &g->rel_len, saved);
     }
     for (size_t i = 0; i < n; i++)
         free(names[i] - 1);

@@ -501,22 +501,28 @@ static bool can_descend(const walker *w, int depth) {
     return w->recursive && (w->max_depth <= 0 || depth < w->max_depth);
 }
 
-static bool push_rel(walker *w, const char *name, size_t *saved) {
+bool rig__rel_push(char *rel, size_t *len, const char *name, size_t *saved) {
     size_t nl = strlen(name);
-    *saved = w->rel_len;
-    if (w->rel_len + nl + 2 > sizeof w->rel)
+    *saved = *len;
+    if (*len + nl + 2 > PATH_MAX)
         return false;
-    if (w->rel_len)
-        w->rel[w->rel_len++] = '/';
-    memcpy(w->rel + w->rel_len, name, nl + 1);
-    w->rel_len += nl;
+    if (*len)
+        rel[(*len)++] = '/';
+    memcpy(rel + *len, name, nl + 1);
+    *len += nl;
     return true;
 }
 
-static void pop_rel(walker *w, size_t saved) {
-    w->rel_len = saved;
-    w->rel[saved] = '\0';
+void rig__rel_pop(char *rel, size_t *len, size_t saved) {
+    *len = saved;
+    rel[saved] = '\0';
 }
+
+static bool push_rel(walker *w, const char *name, size_t *saved) {
+    return rig__rel_push(w->rel, &w->rel_len, name, saved);
+}
+
+static void pop_rel(walker *w, size_t saved) { rig__rel_pop(w->rel, &w->rel_len, saved); }
 
 static void walk(walker *w, int dirfd, int depth);
 
