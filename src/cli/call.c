@@ -113,10 +113,17 @@ int cli_call(int argc, char **argv)
     size_t npairs = 0;
     char *stdin_args = NULL;
     int status = CLI_USAGE;
+    struct cli_opts copts;
+    cli_opts_init(&copts, "call");
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
+        int shared = cli_opts_parse(&copts, argc, argv, &i);
+        if (shared < 0)
+            goto out;
+        if (shared > 0)
+            continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             status = CLI_OK;
@@ -211,7 +218,8 @@ int cli_call(int argc, char **argv)
     }
 
     rig_toolset *ts;
-    if (cli_toolset_new(roots, &ts) != CLI_OK) {
+    copts.roots = roots;
+    if (cli_toolset_new(&copts, &ts) != CLI_OK) {
         status = CLI_FAIL;
         goto out;
     }
@@ -237,6 +245,7 @@ int cli_call(int argc, char **argv)
     rig_toolset_free(ts);
 out:
     rig_roots_free(roots);
+    cli_opts_free(&copts);
     free(roots_arg);
     free(stdin_args);
     rig_json_writer_free(&pairs);

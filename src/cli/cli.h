@@ -2,6 +2,7 @@
 #ifndef RIG_CLI_H
 #define RIG_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Exit statuses every subcommand uses. */
@@ -18,10 +19,29 @@ int cli_policy(int argc, char **argv);
 
 struct rig_toolset;
 struct rig_roots;
-/* The toolset the commands serve: rig's built-in tools and the file tools,
- * confined to `roots` (which must outlive the toolset). Prints why on
- * failure. */
-int cli_toolset_new(struct rig_roots *roots, struct rig_toolset **out);
+
+/* The options shared by the commands that run tools (serve, call), in
+ * opts.c. Each command sets `roots` itself (its --root handling differs in
+ * messages only) and hands every other argument to cli_opts_parse first. */
+struct cli_opts {
+    const char *cmd;             /* "serve", "call": for messages */
+    struct rig_roots *roots;     /* borrowed; must outlive the toolset */
+    bool sandbox;                /* --sandbox on|off (default on): Landlock for the shell */
+    const char **allow_hosts;    /* --allow-host HOST, repeatable; NULL-ended; borrowed strings */
+    size_t n_allow_hosts;
+};
+
+void cli_opts_init(struct cli_opts *o, const char *cmd);
+void cli_opts_free(struct cli_opts *o);
+/* Is argv[*i] one of the shared options? 1: yes, taken (with its value:
+ * *i moves past it); 0: not one of them; -1: it is, but its value is bad
+ * (said on stderr: a usage error). */
+int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
+
+/* The toolset the commands serve: rig's built-in tools, the file tools
+ * confined to o->roots, and the shell, web and interaction tools as the
+ * options say. Prints why on failure. */
+int cli_toolset_new(struct cli_opts *o, struct rig_toolset **out);
 
 /* The roots of `dirs` (n of them; none: the current directory), the first
  * being where relative paths resolve. A directory that cannot be a root is

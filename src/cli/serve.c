@@ -187,9 +187,16 @@ int cli_serve(int argc, char **argv)
     const char *origins[33] = {0};
     size_t norigins = 0;
     bool fixed_roots = false;
+    struct cli_opts copts;
+    cli_opts_init(&copts, "serve");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
+        int shared = cli_opts_parse(&copts, argc, argv, &i);
+        if (shared < 0)
+            goto out;
+        if (shared > 0)
+            continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             status = CLI_OK;
@@ -257,7 +264,8 @@ int cli_serve(int argc, char **argv)
         goto out;
     }
     status = CLI_FAIL;
-    if (cli_toolset_new(roots, &ts) != CLI_OK)
+    copts.roots = roots;
+    if (cli_toolset_new(&copts, &ts) != CLI_OK)
         goto out;
     if (timeout > 0)
         rig_toolset_set_timeout(ts, (int64_t)(timeout * 1000));
@@ -297,6 +305,7 @@ out:
     rig_mcp_server_free(s);
     rig_toolset_free(ts);
     rig_roots_free(roots);
+    cli_opts_free(&copts);
     free(roots_arg);
     return status;
 }

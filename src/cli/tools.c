@@ -1,5 +1,5 @@
 /* tools.c — `rig tools`: print the built-in toolset in any provider's tool
- * format, and the toolset (and roots) the other commands share. */
+ * format, and the roots the other commands share. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,30 +68,6 @@ int cli_roots_new(const char *cmd, const char *const *dirs, size_t n, rig_roots 
     return CLI_OK;
 }
 
-int cli_toolset_new(rig_roots *roots, rig_toolset **out)
-{
-    rig_error err;
-    rig_registry *reg = rig_registry_new();
-    rig_toolset *ts = rig_toolset_new();
-    if (!reg || !ts) {
-        fprintf(stderr, "rig: out of memory\n");
-        goto fail;
-    }
-    if (rig_registry_add_builtins(reg, &err) != RIG_OK ||
-        rig_registry_resolve(reg, "default", NULL, 0, ts, &err) != RIG_OK ||
-        rig_fs_tools_add(ts, roots, &err) != RIG_OK) {
-        fprintf(stderr, "rig: %s\n", err.message);
-        goto fail;
-    }
-    rig_registry_free(reg);
-    *out = ts;
-    return CLI_OK;
-fail:
-    rig_registry_free(reg);
-    rig_toolset_free(ts);
-    return CLI_FAIL;
-}
-
 int cli_tools(int argc, char **argv)
 {
     rig_export_opts opts = {.format = RIG_FORMAT_MCP};
@@ -129,7 +105,10 @@ int cli_tools(int argc, char **argv)
     if (rrc != CLI_OK)
         return rrc;
     rig_toolset *ts;
-    if (cli_toolset_new(roots, &ts) != CLI_OK) {
+    struct cli_opts o;
+    cli_opts_init(&o, "tools");
+    o.roots = roots;
+    if (cli_toolset_new(&o, &ts) != CLI_OK) {
         rig_roots_free(roots);
         return CLI_FAIL;
     }
@@ -147,6 +126,7 @@ int cli_tools(int argc, char **argv)
     }
     rig_json_writer_free(&w);
     rig_toolset_free(ts);
+    cli_opts_free(&o);
     rig_roots_free(roots);
     return json ? CLI_OK : CLI_FAIL;
 }
