@@ -16,6 +16,8 @@ packages=(
   tzdata                                         # IANA zones for get_current_time / convert_time
   libuv1-dev                                     # the event loop: stdio, TCP, pipes, timers (MCP server)
   ripgrep                                        # the grep benchmark's peer (bench/)
+  libcurl4-openssl-dev                           # fetch and web_search (HTTP client, SSRF check at connect)
+  libxml2-dev                                    # fetch: the HTML parser under HTML-to-Markdown
 )
 
 missing=()
