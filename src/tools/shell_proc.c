@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,9 @@ typedef struct sink {
     uint64_t total;
     const char *spill_dir;
     const char *name;          /* "stdout" or "stderr", for the file's name */
+    int stream;                /* 1 or 2, for on_output */
+    void (*on_output)(void *ud, int stream, const char *p, size_t n);
+    void *output_ud;
     int spill_fd;
     char *spill_path;
     bool failed;               /* out of memory */
@@ -127,6 +131,8 @@ static void spill_drop(sink *s)
 
 static void sink_add(sink *s, const char *p, size_t n)
 {
+    if (s->on_output)
+        s->on_output(s->output_ud, s->stream, p, n);
     /* Crossing the cap: everything so far is still head + ring, so the
      * file can start whole; from then on every byte goes to it as well. */
     if (s->total <= s->cap && s->total + n > s->cap)
@@ -239,9 +245,9 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
     if (cap < 2)
         cap = 2;
     sink out = {-1, cap, malloc(cap / 2 + 1), 0, malloc(cap - cap / 2), 0, 0, 0,
-                o->spill_dir, "stdout", -1, NULL, false};
+                o->spill_dir, "stdout", 1, o->on_output, o->output_ud, -1, NULL, false};
     sink err = {-1, cap, malloc(cap / 2 + 1), 0, malloc(cap - cap / 2), 0, 0, 0,
-                o->spill_dir, "stderr", -1, NULL, false};
+                o->spill_dir, "stderr", 2, o->on_output, o->output_ud, -1, NULL, false};
     int po[2] = {-1, -1}, pe[2] = {-1, -1}, pi[2] = {-1, -1};
     int devnull = -1;
     int rc = -1;
@@ -258,7 +264,7 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
         snprintf(why, why_cap, "cannot open /dev/null: %s", strerror(errno));
         goto fail;
     }
-    if (o->cwd) {
+    if (o->cwd && o->cwd_fd <= 0) {
         struct stat st;
         if (stat(o->cwd, &st) != 0 || !S_ISDIR(st.st_mode)) {
             snprintf(why, why_cap, "the working directory '%s' is not a directory", o->cwd);
@@ -267,7 +273,7 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
     }
     char *argv[] = {"/bin/sh", "-c", (char *)o->command, NULL};
     int64_t t0 = now_ms();
-    pid_t pid = fork();
+    pid_t pid = vfork();
     if (pid < 0) {
         snprintf(why, why_cap, "cannot start the command: %s", strerror(errno));
         goto fail;
@@ -278,7 +284,7 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
         int in = o->stdin_data ? pi[0] : devnull;
         if (dup2(in, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
             _exit(127);
-        if (o->cwd && chdir(o->cwd) != 0)
+        if (o->cwd_fd > 0 ? fchdir(o->cwd_fd) != 0 : o->cwd && chdir(o->cwd) != 0)
             _exit(127);
         if (o->landlock_fd >= 0 && rig__landlock_apply(o->landlock_fd) != 0) {
             static const char msg[] = "rig: the sandbox could not be entered\n";
@@ -290,10 +296,13 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        execve(argv[0], argv, environ);
+        execve(argv[0], argv, o->envp ? o->envp : environ);
         _exit(127);
     }
     setpgid(pid, pid); /* both sides, so it holds before either goes on */
+    /* A pidfd turns the child's exit into a poll event, so a short command
+     * is reaped the moment it ends rather than at the next POLL_MS tick. */
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     close(po[1]);
     close(pe[1]);
     po[1] = pe[1] = -1;
@@ -314,7 +323,7 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
     bool exited = false, killed = false;
     int status = 0;
     for (;;) {
-        struct pollfd fds[3];
+        struct pollfd fds[4];
         nfds_t nf = 0;
         if (out.fd >= 0)
             fds[nf++] = (struct pollfd){out.fd, POLLIN, 0};
@@ -322,6 +331,8 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
             fds[nf++] = (struct pollfd){err.fd, POLLIN, 0};
         if (pi[1] >= 0)
             fds[nf++] = (struct pollfd){pi[1], POLLOUT, 0};
+        if (pidfd >= 0 && !exited)
+            fds[nf++] = (struct pollfd){pidfd, POLLIN, 0};
         if (nf)
             poll(fds, nf, POLL_MS);
         else if (!exited)
@@ -368,6 +379,8 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
     }
     /* what it left running in its group goes with it */
     kill(-pid, SIGKILL);
+    if (pidfd >= 0)
+        close(pidfd);
     sink_close(&out);
     sink_close(&err);
     r->duration_ms = now_ms() - t0;

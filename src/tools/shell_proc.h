@@ -28,13 +28,20 @@
 
 typedef struct rig__proc_opts {
     const char *command;       /* for /bin/sh -c */
-    const char *cwd;           /* NULL: the caller's */
+    const char *cwd;           /* NULL: the caller's (or cwd_fd's) */
+    int cwd_fd;                /* > 0: start in this directory (wins over cwd); 0 or -1: none
+                                * (0 is stdin, never a directory, so a zeroed struct means none) */
+    char *const *envp;         /* the environment; NULL: the caller's */
     const char *stdin_data;    /* NULL: /dev/null */
     size_t stdin_len;
     int64_t timeout_ms;        /* 0: none */
     size_t cap;                /* bytes of each stream kept in memory (0: 30,000) */
     const char *spill_dir;     /* where a stream over cap is saved whole; NULL: nowhere */
     int landlock_fd;           /* a prepared ruleset (landlock.h), or -1 */
+    /* Every chunk of output as it arrives (stream 1 stdout, 2 stderr), on
+     * the running thread, besides being kept as above; may be NULL. */
+    void (*on_output)(void *ud, int stream, const char *p, size_t n);
+    void *output_ud;
     /* Polled every POLL_MS: true ends the command as a timeout does. */
     bool (*cancelled)(void *ud);
     void *cancel_ud;
