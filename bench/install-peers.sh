@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-peers.sh — installs the npm packages the Node peers need (Ajv for
 # dispatch_peer.mjs, @modelcontextprotocol/server-everything and
-# @modelcontextprotocol/server-filesystem for bench_mcp) into
+# @modelcontextprotocol/server-filesystem for bench_mcp; @mozilla/readability,
+# turndown, turndown-plugin-gfm and jsdom for html2md_peer.mjs) into
 # bench/node_modules, at the versions package-lock.json pins. Idempotent:
 # does nothing when they are there. node_modules/ is not committed
 # (bench/.gitignore). run.sh calls this when a peer is missing.
@@ -10,7 +11,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -f "$here/node_modules/ajv/package.json" ] &&
    [ -f "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ] &&
-   [ -f "$here/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" ]; then
+   [ -f "$here/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js" ] &&
+   [ -f "$here/node_modules/@mozilla/readability/Readability.js" ] &&
+   [ -f "$here/node_modules/turndown/package.json" ] &&
+   [ -f "$here/node_modules/turndown-plugin-gfm/package.json" ] &&
+   [ -f "$here/node_modules/jsdom/package.json" ]; then
   exit 0
 fi
 if ! command -v npm >/dev/null; then
