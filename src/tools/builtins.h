@@ -7,6 +7,7 @@
 #define RIG_TOOLS_BUILTINS_H
 
 #include "rig/error.h"
+#include "rig/policy.h"
 #include "rig/tool.h"
 #include "util/compiler.h"
 
@@ -16,6 +17,11 @@ RIG_INTERNAL rig_tool *rig__sleep_tool_new(rig_error *err);         /* sleep.c *
 RIG_INTERNAL rig_tool *rig__get_current_time_tool_new(rig_error *err); /* clock.c */
 RIG_INTERNAL rig_tool *rig__convert_time_tool_new(rig_error *err);     /* clock.c */
 RIG_INTERNAL rig_tool *rig__finish_tool_new(rig_error *err);        /* finish.c */
+/* The interaction tools work with an approval gate (rig/policy.h), which
+ * they borrow: it must outlive them. */
+RIG_INTERNAL rig_tool *rig__ask_tool_new(rig_approval *ap, rig_error *err);        /* ask.c */
+RIG_INTERNAL rig_tool *rig__enter_plan_tool_new(rig_approval *ap, rig_error *err); /* plan.c */
+RIG_INTERNAL rig_tool *rig__exit_plan_tool_new(rig_approval *ap, rig_error *err);  /* plan.c */
 
 /* What a built-in tool is made of, so each file states its tool as one
  * table row instead of a run of setter calls. */

@@ -62,15 +62,41 @@ static session_slot *free_slot(session_table *t) {
     return oldest;
 }
 
-void *rig__sessions_get(session_table *t, const char *id) {
-    size_t len = strlen(id);
+static session_slot *lookup(session_table *t, const char *id, size_t len) {
     uint64_t h = rig__hash_bytes(id, len);
     for (size_t i = 0; i < t->n; i++) {
         session_slot *s = &t->slots[i];
-        if (s->hash == h && strcmp(s->id, id) == 0) {
-            s->used = ++t->tick;
-            return s->state;
-        }
+        if (s->hash == h && strcmp(s->id, id) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+void *rig__sessions_find(session_table *t, const char *id) {
+    session_slot *s = lookup(t, id, strlen(id));
+    if (!s)
+        return NULL;
+    s->used = ++t->tick;
+    return s->state;
+}
+
+void rig__sessions_drop(session_table *t, const char *id) {
+    session_slot *s = lookup(t, id, strlen(id));
+    if (!s)
+        return;
+    t->drop(s->state);
+    free(s->id);
+    /* The last slot fills the hole: order does not matter, ticks do. */
+    *s = t->slots[--t->n];
+}
+
+void *rig__sessions_get(session_table *t, const char *id) {
+    size_t len = strlen(id);
+    uint64_t h = rig__hash_bytes(id, len);
+    session_slot *found = lookup(t, id, len);
+    if (found) {
+        found->used = ++t->tick;
+        return found->state;
     }
     /* Make the state before taking a slot, so running out of memory evicts
      * nobody. */

@@ -32,5 +32,9 @@ RIG_INTERNAL void rig__sessions_free(session_table *t);
  * used session when the table is full). NULL when out of memory. */
 RIG_INTERNAL void *rig__sessions_get(session_table *t, const char *id);
 RIG_INTERNAL size_t rig__sessions_count(const session_table *t);
+/* The state of session `id` if it has one (counted as a use), else NULL. */
+RIG_INTERNAL void *rig__sessions_find(session_table *t, const char *id);
+/* Drop session `id`'s state, if it has one (its session ended). */
+RIG_INTERNAL void rig__sessions_drop(session_table *t, const char *id);
 
 #endif
