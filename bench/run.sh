@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh BUILD_DIR [--runs N] [--only round|parse|write|json|dispatch|mcp|fs|grep]
+# run.sh BUILD_DIR [--runs N] [--only round|parse|write|json|dispatch|mcp|fs|grep|html]
 #
 # The benchmarks in one go:
 #   - the JSON benchmark: bench_json (rig vs jansson vs json-c), then the
@@ -17,17 +17,20 @@
 #     edit_file and list_directory on files fs_fixture.sh writes into a temp
 #     directory (TMPDIR, default /tmp: the file system the edits write to);
 #   - the grep benchmark: bench_grep.sh runs `rig call grep` against ripgrep
-#     (rg) on /usr/include, /usr/share and a small tree.
+#     (rg) on /usr/include, /usr/share and a small tree;
+#   - the HTML to Markdown benchmark: bench_html2md (rig's html2md on a
+#     generated ~5 MB page), then its Node peer (html2md_peer.mjs: Mozilla
+#     Readability + Turndown on jsdom) on the same page when node is installed.
 # --only round|parse|write runs one part of the JSON benchmark, --only json
 # all of it, --only dispatch the dispatch benchmark alone, --only mcp the MCP
 # server benchmark alone, --only fs the file tools benchmark, --only grep the
-# grep benchmark. Markdown goes to
+# grep benchmark, --only html the HTML to Markdown benchmark. Markdown goes to
 # stdout (bench/RESULTS.md is made from it). `make bench` builds BUILD_DIR
 # (build-bench) and calls this.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-  echo "usage: bench/run.sh BUILD_DIR [--runs N] [--only round|parse|write|json|dispatch|mcp|fs|grep]" >&2
+  echo "usage: bench/run.sh BUILD_DIR [--runs N] [--only round|parse|write|json|dispatch|mcp|fs|grep|html]" >&2
   exit 2
 fi
 build=$1
@@ -49,19 +52,21 @@ dispatch=0
 mcp=0
 fs=0
 grep=0
+html=0
 json_args=("${runs[@]}")
 case $only in
-  "") json=1; dispatch=1; mcp=1; fs=1; grep=1 ;;
+  "") json=1; dispatch=1; mcp=1; fs=1; grep=1; html=1 ;;
   round|parse|write) json=1; json_args+=(--only "$only") ;;
   json) json=1 ;;
   dispatch) dispatch=1 ;;
   mcp) mcp=1 ;;
   fs) fs=1 ;;
   grep) grep=1 ;;
-  *) echo "run.sh: --only takes round, parse, write, json, dispatch, mcp, fs or grep" >&2; exit 2 ;;
+  html) html=1 ;;
+  *) echo "run.sh: --only takes round, parse, write, json, dispatch, mcp, fs, grep or html" >&2; exit 2 ;;
 esac
 
-for exe in bench/bench_json bench/bench_dispatch bench/bench_mcp bench/mcp_echo_server rig; do
+for exe in bench/bench_json bench/bench_dispatch bench/bench_mcp bench/mcp_echo_server bench/bench_html2md rig; do
   if [ ! -x "$build/$exe" ]; then
     echo "run.sh: $build/$exe not found; configure with -Dbench=true (make bench does)" >&2
     exit 1
@@ -222,4 +227,19 @@ if [ $grep = 1 ]; then
     grep_runs=(--runs "${runs[1]}")
   fi
   "$here/bench_grep.sh" "$build/rig" "${grep_runs[@]}"
+fi
+
+if [ $html = 1 ]; then
+  if [ $json = 1 ] || [ $dispatch = 1 ] || [ $mcp = 1 ] || [ $fs = 1 ] || [ $grep = 1 ]; then
+    echo
+  fi
+  "$build/bench/bench_html2md" --dump "$tmp" "${runs[@]}"
+  echo
+  if [ -z "$node" ]; then
+    echo "_node not found: the Readability + Turndown peer is skipped._"
+  elif ! "$here/install-peers.sh"; then
+    echo "_Readability, Turndown or jsdom could not be installed (bench/install-peers.sh): the peer is skipped._"
+  else
+    "$node" "$here/html2md_peer.mjs" "$tmp"
+  fi
 fi

@@ -18,6 +18,7 @@ packages=(
   ripgrep                                        # the grep benchmark's peer (bench/)
   libcurl4-openssl-dev                           # fetch and web_search (HTTP client, SSRF check at connect)
   libxml2-dev                                    # fetch: the HTML parser under HTML-to-Markdown
+  tmux                                           # a terminal for the approval prompt tests (tests/cli)
 )
 
 missing=()

@@ -16,7 +16,9 @@
 #include "rig/mcp.h"
 #include "rig/roots.h"
 #include "rig/fs.h"
+#include "rig/web.h"
 #include "rig/policy.h"
+#include "rig/shell.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -28,9 +28,26 @@ static void usage(FILE *out)
             "                   which is also the working directory\n"
             "  --session ID     the session whose state the tool uses (default: cli)\n"
             "  --timeout SECS   stop the tool after SECS seconds (default 300)\n"
+            "  --sandbox on|off shell commands may write only inside the roots and their\n"
+            "                   $TMPDIR (Landlock; default on)\n"
+            "  --allow-host H   let fetch reach host H (a name or IP address, no port)\n"
+            "                   whatever it resolves to; repeat for more. Other private,\n"
+            "                   loopback and link-local addresses are always refused\n"
+            "  --config FILE    the config file: allow_hosts, the web_search provider\n"
+            "                   (default: $RIG_CONFIG, else $XDG_CONFIG_HOME/rig/config.json\n"
+            "                   or ~/.config/rig/config.json if it exists; docs/web.md)\n"
             "  --max-output N   cut text results to N characters, keeping the head and\n"
             "                   tail (default 50000, as a model would see them; 0: no cap)\n"
             "  --json           print the whole MCP CallToolResult as JSON\n"
+            "  --policy MODE    approval: auto (default: run everything), ask (read-only\n"
+            "                   and allowlisted calls run, others are put to you on the\n"
+            "                   terminal), read-only (refuse every tool that changes\n"
+            "                   things), yolo (run everything); --yolo is --policy yolo\n"
+            "  --allowlist FILE what \"always\" remembers, for --policy ask (default:\n"
+            "                   $XDG_CONFIG_HOME/rig/allowlist.json or\n"
+            "                   ~/.config/rig/allowlist.json)\n"
+            "  --plans-dir DIR  where enter_plan_mode keeps plans (default:\n"
+            "                   <first root>/.rig/plans)\n"
             "\n"
             "exit status: 0 ok, 1 the tool returned an error result, 2 usage error\n");
 }
@@ -219,6 +236,7 @@ int cli_call(int argc, char **argv)
 
     rig_toolset *ts;
     copts.roots = roots;
+    copts.tty_prompt = true; /* approvals and ask_user on the terminal, if there is one */
     if (cli_toolset_new(&copts, &ts) != CLI_OK) {
         status = CLI_FAIL;
         goto out;

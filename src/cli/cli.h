@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rig/web.h"
+
 /* Exit statuses every subcommand uses. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -29,6 +31,15 @@ struct cli_opts {
     bool sandbox;                /* --sandbox on|off (default on): Landlock for the shell */
     const char **allow_hosts;    /* --allow-host HOST, repeatable; NULL-ended; borrowed strings */
     size_t n_allow_hosts;
+    const char *config;          /* --config FILE; NULL: $RIG_CONFIG, else the default file */
+    struct rig_shell *shell;     /* made by cli_toolset_new; freed by cli_opts_free */
+    int policy;                  /* --policy MODE, a rig_policy_mode (default auto) */
+    const char *allowlist;       /* --allowlist FILE; NULL: $XDG_CONFIG_HOME/rig/allowlist.json */
+    const char *plans_dir;       /* --plans-dir DIR; NULL: <first root>/.rig/plans */
+    bool tty_prompt;             /* rig call: ask on the terminal, when there is one */
+    struct rig_approval *approval; /* the gate, made by cli_toolset_new; freed by cli_opts_free */
+    struct cli_tty *tty;         /* the terminal prompter in use, or NULL */
+    char *allowlist_default;     /* the default path, when it is used */
 };
 
 void cli_opts_init(struct cli_opts *o, const char *cmd);
@@ -38,10 +49,34 @@ void cli_opts_free(struct cli_opts *o);
  * (said on stderr: a usage error). */
 int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i);
 
+/* The config file (config.c says what it holds and where it is looked for),
+ * read with the strings it gives kept in `arena`. */
+struct cli_config {
+    char *path;                  /* the file read, or NULL when there is none */
+    char *text;
+    struct rig_json_doc *doc;
+    struct rig_arena *arena;
+    const char **allow_hosts;    /* NULL-ended */
+    size_t n_allow_hosts;
+    rig_web_opts web;            /* the search provider (allow_hosts left NULL) */
+};
+/* Read the config file (`explicit_path`: --config, or NULL). 0, or -1 when it
+ * is bad (said on stderr, naming the file and the setting). */
+int cli_config_load(const char *cmd, const char *explicit_path, struct cli_config *c);
+void cli_config_free(struct cli_config *c);
+
 /* The toolset the commands serve: rig's built-in tools, the file tools
  * confined to o->roots, and the shell, web and interaction tools as the
  * options say. Prints why on failure. */
 int cli_toolset_new(struct cli_opts *o, struct rig_toolset **out);
+
+/* The terminal prompter (prompt.c): NULL unless /dev/tty opens and stdin
+ * or stderr is a terminal. cli_tty_use makes `ap` ask on it. */
+struct cli_tty;
+struct rig_approval;
+struct cli_tty *cli_tty_open(void);
+void cli_tty_use(struct cli_tty *t, struct rig_approval *ap);
+void cli_tty_close(struct cli_tty *t);
 
 /* The roots of `dirs` (n of them; none: the current directory), the first
  * being where relative paths resolve. A directory that cannot be a root is

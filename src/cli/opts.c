@@ -2,6 +2,7 @@
  * rig call): how the shell is sandboxed, which hosts fetch may reach, the
  * approval policy, the config file; and the toolset they all build from
  * them. One parser, so a flag means the same thing in every command. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,15 @@ void cli_opts_init(struct cli_opts *o, const char *cmd)
 
 void cli_opts_free(struct cli_opts *o)
 {
+    rig_shell_free(o->shell);
+    o->shell = NULL;
+    /* After the toolset: the gate's hooks and tools borrow it. */
+    rig_approval_free(o->approval);
+    o->approval = NULL;
+    cli_tty_close(o->tty);
+    o->tty = NULL;
+    free(o->allowlist_default);
+    o->allowlist_default = NULL;
     free(o->allow_hosts);
     o->allow_hosts = NULL;
     o->n_allow_hosts = 0;
@@ -40,7 +50,8 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-    static const char *const valued[] = {"--sandbox", "--allow-host", NULL};
+    static const char *const valued[] = {"--sandbox", "--allow-host", "--config", "--policy",
+                                         "--allowlist", "--plans-dir", NULL};
     for (size_t k = 0; valued[k]; k++) {
         if (strcmp(a, valued[k]) == 0 && !val) {
             fprintf(stderr, "rig %s: %s needs a value\n", o->cmd, a);
@@ -59,6 +70,11 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         (*i)++;
         return 1;
     }
+    if (strcmp(a, "--config") == 0) {
+        o->config = val;
+        (*i)++;
+        return 1;
+    }
     if (strcmp(a, "--allow-host") == 0) {
         if (push_str(&o->allow_hosts, &o->n_allow_hosts, val) != 0) {
             fprintf(stderr, "rig %s: out of memory\n", o->cmd);
@@ -67,7 +83,97 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         (*i)++;
         return 1;
     }
+    if (strcmp(a, "--policy") == 0) {
+        rig_policy_mode mode;
+        if (rig_policy_mode_parse(val, &mode) != 0) {
+            fprintf(stderr, "rig %s: --policy takes auto, ask, read-only or yolo (got '%s')\n",
+                    o->cmd, val);
+            return -1;
+        }
+        o->policy = (int)mode;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(a, "--yolo") == 0) {
+        o->policy = RIG_POLICY_YOLO;
+        return 1;
+    }
+    if (strcmp(a, "--allowlist") == 0) {
+        o->allowlist = val;
+        (*i)++;
+        return 1;
+    }
+    if (strcmp(a, "--plans-dir") == 0) {
+        o->plans_dir = val;
+        (*i)++;
+        return 1;
+    }
     return 0;
+}
+
+/* $XDG_CONFIG_HOME/rig/allowlist.json, else ~/.config/rig/allowlist.json
+ * (malloc'd); NULL when neither variable is set. */
+static char *default_allowlist(void)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char *path = NULL;
+    int n = -1;
+    if (xdg && xdg[0] == '/')
+        n = asprintf(&path, "%s/rig/allowlist.json", xdg);
+    else if (home && *home)
+        n = asprintf(&path, "%s/.config/rig/allowlist.json", home);
+    return n < 0 ? NULL : path;
+}
+
+/* The approval gate the options ask for, made once per cli_opts. */
+static int approval_setup(struct cli_opts *o, rig_error *err)
+{
+    if (o->approval)
+        return RIG_OK;
+    const char *allow = o->allowlist;
+    if (!allow && o->policy == RIG_POLICY_ASK)
+        allow = o->allowlist_default = default_allowlist();
+    if (!(o->approval = rig_approval_new((rig_policy_mode)o->policy, allow, err)))
+        return err->code;
+    rig_approval_set_roots(o->approval, o->roots);
+    if (o->plans_dir && rig_approval_set_plans_dir(o->approval, o->plans_dir, err) != RIG_OK)
+        return err->code;
+    if (o->tty_prompt && (o->tty = cli_tty_open()))
+        cli_tty_use(o->tty, o->approval);
+    return RIG_OK;
+}
+
+/* fetch and web_search, with the hosts --allow-host and the config file
+ * allow and the config file's search provider. */
+static int add_web_tools(struct cli_opts *o, rig_toolset *ts)
+{
+    struct cli_config cfg;
+    if (cli_config_load(o->cmd, o->config, &cfg) != 0)
+        return -1;
+    int rc = -1;
+    rig_error err;
+    const char **hosts = calloc(cfg.n_allow_hosts + o->n_allow_hosts + 1, sizeof *hosts);
+    if (!hosts) {
+        fprintf(stderr, "rig %s: out of memory\n", o->cmd);
+        goto out;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < cfg.n_allow_hosts; i++)
+        hosts[n++] = cfg.allow_hosts[i];
+    for (size_t i = 0; i < o->n_allow_hosts; i++)
+        hosts[n++] = o->allow_hosts[i];
+    rig_web_opts wo = cfg.web;
+    wo.allow_hosts = hosts;
+    if (rig_web_tools_add(ts, &wo, &err) != RIG_OK) {
+        fprintf(stderr, "rig %s: %s%s%s\n", o->cmd, cfg.path ? cfg.path : "",
+                cfg.path ? ": " : "", err.message);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(hosts);
+    cli_config_free(&cfg);
+    return rc;
 }
 
 int cli_toolset_new(struct cli_opts *o, rig_toolset **out)
@@ -83,6 +189,26 @@ int cli_toolset_new(struct cli_opts *o, rig_toolset **out)
         rig_registry_resolve(reg, "default", NULL, 0, ts, &err) != RIG_OK ||
         rig_fs_tools_add(ts, o->roots, &err) != RIG_OK) {
         fprintf(stderr, "rig: %s\n", err.message);
+        goto fail;
+    }
+    if (add_web_tools(o, ts) != 0)
+        goto fail;
+    rig_shell_opts so = {.no_sandbox = !o->sandbox};
+    if (!o->shell && !(o->shell = rig_shell_new(o->roots, &so, &err))) {
+        fprintf(stderr, "rig: %s\n", err.message);
+        goto fail;
+    }
+    if (rig_shell_tools_add(ts, o->shell, &err) != RIG_OK) {
+        fprintf(stderr, "rig: %s\n", err.message);
+        goto fail;
+    }
+    char why[256];
+    if (o->sandbox && !rig_shell_sandboxed(o->shell, why, sizeof why))
+        fprintf(stderr, "rig %s: warning: %s\n", o->cmd, why);
+    if (approval_setup(o, &err) != RIG_OK ||
+        rig_approval_add_tools(o->approval, ts, &err) != RIG_OK ||
+        rig_approval_attach(o->approval, ts, &err) != RIG_OK) {
+        fprintf(stderr, "rig %s: %s\n", o->cmd, err.message);
         goto fail;
     }
     rig_registry_free(reg);

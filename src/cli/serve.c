@@ -33,7 +33,9 @@ static const char instructions[] =
     "convert_time), wait without a shell (sleep), hand in a final answer (finish), and "
     "read, find, list and change files inside the allowed directories (read_file, glob, "
     "list_directory, write_file and the other file tools; relative paths resolve against "
-    "the first allowed directory).";
+    "the first allowed directory); ask the user a multiple-choice question (ask_user); and "
+    "plan before acting on large or risky work (enter_plan_mode, then exit_plan_mode to "
+    "propose the plan to the user).";
 
 static void usage(FILE *out)
 {
@@ -56,12 +58,33 @@ static void usage(FILE *out)
             "                        them for its own session (relative paths: its first)\n"
             "  --fixed-roots         keep the --root list whatever a client offers\n"
             "  --timeout SECS        stop any tool call after SECS seconds (default 300)\n"
+            "  --sandbox on|off      shell commands may write only inside the roots and\n"
+            "                        their $TMPDIR (Landlock; default on)\n"
+            "  --allow-host HOST     let fetch reach HOST (a name or IP address, no port)\n"
+            "                        whatever it resolves to; repeat for more. Other\n"
+            "                        private and loopback addresses are always refused\n"
+            "  --config FILE         the config file: allow_hosts, the web_search\n"
+            "                        provider (default: $RIG_CONFIG, else\n"
+            "                        $XDG_CONFIG_HOME/rig/config.json or\n"
+            "                        ~/.config/rig/config.json if it exists; docs/web.md)\n"
             "  --http HOST:PORT      serve over HTTP; HOST 127.0.0.1 keeps it on this\n"
             "                        machine; PORT 0 picks a free port\n"
             "  --token TOKEN         HTTP clients must send Authorization: Bearer TOKEN\n"
             "                        (default: $RIG_TOKEN, if set)\n"
             "  --allow-origin ORIG   let browser pages from ORIG (e.g. https://app.example)\n"
             "                        call the server; loopback origins always may\n"
+            "  --policy MODE         approval: auto (default: run everything; the MCP\n"
+            "                        client asks its user), ask (read-only and\n"
+            "                        allowlisted calls run; others are put to the user\n"
+            "                        through MCP elicitation, and refused when the client\n"
+            "                        cannot ask), read-only (refuse every tool that\n"
+            "                        changes things), yolo (run everything); --yolo is\n"
+            "                        --policy yolo\n"
+            "  --allowlist FILE      what \"always\" remembers, for --policy ask (default:\n"
+            "                        $XDG_CONFIG_HOME/rig/allowlist.json or\n"
+            "                        ~/.config/rig/allowlist.json)\n"
+            "  --plans-dir DIR       where enter_plan_mode keeps plans (default:\n"
+            "                        <first root>/.rig/plans)\n"
             "\n"
             "exit status: 0 the session ended (end of input, a signal, the client hung up),\n"
             "             1 failure, 2 usage error\n");
@@ -119,9 +142,13 @@ static void on_client_roots(const char *session, const char *const *paths, size_
                       rc == 0 ? " No directory is open to the file tools in this session." : "");
 }
 
+/* A session ended: drop its roots (if it had its own) and its plan mode. */
 static void on_session_end(const char *session, void *ud)
 {
-    rig_roots_drop_session(ud, session);
+    struct cli_opts *o = ud;
+    rig_roots_drop_session(o->roots, session);
+    rig_approval_session_end(o->approval, session);
+    rig_shell_end_session(o->shell, session); /* its background jobs die with it */
 }
 
 /* "127.0.0.1:8765", "[::1]:8765", "localhost:0" */
@@ -276,10 +303,9 @@ int cli_serve(int argc, char **argv)
         fprintf(stderr, "rig serve: %s\n", err.message);
         goto out;
     }
-    if (!fixed_roots) {
+    if (!fixed_roots)
         rig_mcp_server_on_roots(s, on_client_roots, roots);
-        rig_mcp_server_on_session_end(s, on_session_end, roots);
-    }
+    rig_mcp_server_on_session_end(s, on_session_end, &copts);
     if (http) {
         rig_mcp_http_opts o = {.host = host, .port = port, .token = token, .origins = origins};
         struct http_ready r = {host, token && *token};

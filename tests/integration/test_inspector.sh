@@ -117,9 +117,10 @@ ok() {
 }
 
 # ---- tools/list
-ok "tools/list: exit 0, rig's six built-in tools then the file tools, in order" \
+ok "tools/list: exit 0, rig's six built-in tools then the file tools, in order, then the rest" \
    'insp "$rig" serve --method tools/list; [ $rc = 0 ] &&
-    [ "$(js "r.tools.map(t => t.name).join(\" \")")" = "think update_todos sleep get_current_time convert_time finish read_file list_directory directory_tree get_file_info read_multiple_files write_file create_directory move_file edit_file glob grep" ]'
+    [ "$(js "r.tools.slice(0, 17).map(t => t.name).join(\" \")")" = "think update_todos sleep get_current_time convert_time finish read_file list_directory directory_tree get_file_info read_multiple_files write_file create_directory move_file edit_file glob grep" ] &&
+    [ "$(js "[\"shell\", \"shell_output\", \"shell_stop\"].every(n => r.tools.some(t => t.name === n))")" = true ]'
 ok "tools/list: every tool has an object inputSchema and a description" \
    '[ "$(js "r.tools.every(t => t.inputSchema && t.inputSchema.type === \"object\" && typeof t.description === \"string\" && t.description.length > 0)")" = true ]'
 ok "tools/list: sleep's inputSchema as rig declares it" \
