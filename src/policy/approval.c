@@ -263,6 +263,11 @@ static bool in_plans_dir(rig_approval *ap, const char *session, const char *path
         return false;
     if (real_of(abs, real, sizeof real) != 0 || real_of(dir, real_dir, sizeof real_dir) != 0)
         return false;
+    /* A plans directory reached through a symlink (a workspace holding
+     * `.rig/plans -> ..`) would make the whole root "the plans directory":
+     * then nothing counts as inside it. */
+    if (strcmp(real_dir, dir) != 0)
+        return false;
     return is_under(real, real_dir);
 }
 
@@ -278,6 +283,11 @@ int rig_approval_set_plans_dir(rig_approval *ap, const char *dir, rig_error *err
                              strerror(errno));
     if (normalize(dir[0] == '/' ? "" : cwd, dir, abs, sizeof abs) != 0)
         return rig_error_set(err, RIG_EINVAL, "The plans directory path is too long.");
+    /* The operator's own symlinks are resolved now, once: after this the
+     * directory must be reached without any (see in_plans_dir). */
+    char real[PATH_MAX];
+    if (real_of(abs, real, sizeof real) == 0)
+        snprintf(abs, sizeof abs, "%s", real);
     char *copy = strdup(abs);
     if (!copy)
         return rig_error_set(err, RIG_ENOMEM, "Out of memory.");
@@ -505,6 +515,39 @@ static void add_preview(rig__buf *b, const char *s, size_t len, size_t max)
     rig__buf_addf(b, "... (%zu more bytes)", len - n);
 }
 
+/* The arguments as the person sees them: runs of blanks shown as one (so
+ * padding cannot push the end of a command out of view), and when still
+ * longer than `max`, the head and the tail with the cut counted between:
+ * the end of a command line is where `; rm -rf ~` would hide. */
+static void add_args_preview(rig__buf *b, const char *s, size_t len, size_t max)
+{
+    rig__buf c = {0};
+    for (size_t i = 0; i < len; i++) {
+        bool blank = s[i] == ' ' || s[i] == '\t';
+        if (blank && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
+            continue;
+        rig__buf_addc(&c, blank ? ' ' : s[i]);
+    }
+    if (c.oom) {
+        rig__buf_free(&c);
+        add_preview(b, s, len, max);
+        return;
+    }
+    if (c.len <= max) {
+        rig__buf_add(b, c.p, c.len);
+    } else {
+        size_t head = max / 2, tail = c.len - max / 2;
+        while (head > 0 && ((unsigned char)c.p[head] & 0xC0) == 0x80)
+            head--;
+        while (tail < c.len && ((unsigned char)c.p[tail] & 0xC0) == 0x80)
+            tail++;
+        rig__buf_add(b, c.p, head);
+        rig__buf_addf(b, " [... %zu bytes ...] ", tail - head);
+        rig__buf_add(b, c.p + tail, c.len - tail);
+    }
+    rig__buf_free(&c);
+}
+
 /* Make the allowlist file's directory, so the first "always" can save. */
 static void make_parent(const char *path)
 {
@@ -581,7 +624,7 @@ static int ask_approval(rig_approval *ap, rig_call *call, const char *name, cons
     rig__buf_adds(&detail, "Arguments: ");
     size_t raw_len = 0;
     const char *raw = rig_json_raw(rig_call_args(call), &raw_len);
-    add_preview(&detail, raw ? raw : "{}", raw ? raw_len : 2, RIG_APPROVAL_PREVIEW_CHARS);
+    add_args_preview(&detail, raw ? raw : "{}", raw ? raw_len : 2, RIG_APPROVAL_PREVIEW_CHARS);
     rig__buf_addc(&detail, '\n');
     if (suggest) {
         rig__buf_addf(&detail, "\"Always allow\" adds to the allowlist %s for %s:",
@@ -612,7 +655,11 @@ static int ask_approval(rig_approval *ap, rig_call *call, const char *name, cons
     int rc = rig__person_ask(ap, call, &p, &choice, &text, &why);
     rig__buf_free(&detail);
     int out = RIG_OK;
-    if (rc == RIG_OK && (choice == CHOICE_ONCE || choice == CHOICE_ALWAYS)) {
+    /* Words typed beside an "allow" are an objection more often than not
+     * (a form may come with its first choice picked): they deny, and reach
+     * the model. */
+    bool objected = text && *text;
+    if (rc == RIG_OK && !objected && (choice == CHOICE_ONCE || choice == CHOICE_ALWAYS)) {
         if (choice == CHOICE_ALWAYS && suggest)
             remember(ap, call, name, suggest);
         else if (choice == CHOICE_ALWAYS)

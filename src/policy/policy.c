@@ -280,9 +280,56 @@ static bool pattern_read(const char *text, spattern *sp)
     return sp->nfixed > 0;
 }
 
+/* Options that make an otherwise harmless command write files or run
+ * others (`git log --output=Makefile`, `find -exec`, `sort -o`): a "*" in
+ * a pattern stands for arguments, not for these, so a command carrying one
+ * matches only a pattern that spells it out, and "always" remembers it
+ * exactly. */
+static bool option_in(const char *w, const char *const *opts)
+{
+    for (size_t i = 0; opts[i]; i++) {
+        size_t n = strlen(opts[i]);
+        if (strncmp(w, opts[i], n) == 0 && (w[n] == '\0' || (opts[i][1] == '-' && w[n] == '=')))
+            return true;
+    }
+    return false;
+}
+
+static bool acts_by_option(const rig__sh_cmd *c)
+{
+    static const char *const any[] = {"--output", "--output-file", "--outfile",
+                                      "--output-directory", "--in-place", "--exec",
+                                      "--upload-pack", "--receive-pack", "--log-file", NULL};
+    static const char *const git[] = {"-o", NULL};
+    static const char *const sort[] = {"-o", NULL};
+    static const char *const find[] = {"-delete", "-exec", "-execdir", "-ok", "-okdir",
+                                       "-fprint", "-fprint0", "-fprintf", "-fls", NULL};
+    static const char *const fetchers[] = {"-o", "-O", "--remote-name", "--output-document",
+                                           NULL};
+    const char *name = c->nwords ? c->words[0].text : "";
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    const char *const *own = strcmp(base, "git") == 0    ? git
+                             : strcmp(base, "sort") == 0 ? sort
+                             : strcmp(base, "find") == 0 ? find
+                             : strcmp(base, "curl") == 0 || strcmp(base, "wget") == 0
+                                 ? fetchers
+                                 : NULL;
+    for (size_t i = 1; i < c->nwords; i++) {
+        const char *w = c->words[i].text;
+        if (option_in(w, any) || (own && option_in(w, own)))
+            return true;
+        /* sort -ofile, git format-patch -odir */
+        if (own && (own == git || own == sort) && strncmp(w, "-o", 2) == 0)
+            return true;
+    }
+    return false;
+}
+
 static bool cmd_matches(const rig__sh_cmd *c, const spattern *sp)
 {
     if (c->nwords < sp->nfixed || (!sp->rest && c->nwords != sp->nfixed))
+        return false;
+    if (sp->rest && acts_by_option(c))
         return false;
     for (size_t i = 0; i < sp->nfixed; i++)
         if (!c->words[i].literal || strcmp(c->words[i].text, sp->cmd->words[i].text) != 0)
@@ -503,8 +550,21 @@ rig_verdict rig_allowlist_check(const rig_allowlist *a, const char *tool, const 
 
 /* Commands that run other commands: remembering "sudo *" would allow
  * anything, so they are remembered exactly. */
-static bool runs_others(const char *name)
+static bool runs_others(const char *word)
 {
+    /* by the program's name, however it is reached: /bin/sh is sh */
+    const char *name = strrchr(word, '/') ? strrchr(word, '/') + 1 : word;
+    /* interpreters run whatever their arguments say (python3 -c ...), and
+     * sed, awk and make can too; versioned names (python3.11) count */
+    static const char *const prefixes[] = {"python", "node", "perl", "ruby", "php", "lua",
+                                           "deno", "bun", "awk", "gawk", "mawk", "tclsh",
+                                           "Rscript", "sed", "make", "npx", "pnpx", "bunx"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        size_t n = strlen(prefixes[i]);
+        if (strncmp(name, prefixes[i], n) == 0 &&
+            (name[n] == '\0' || (name[n] >= '0' && name[n] <= '9') || name[n] == '.'))
+            return true;
+    }
     static const char *const names[] = {
         "sh",     "bash",  "zsh",    "dash",   "ksh",     "fish",    "csh",   "tcsh",
         "env",    "xargs", "sudo",   "doas",   "su",      "eval",    "exec",  "nohup",
@@ -563,7 +623,8 @@ char *rig_allowlist_suggest(const char *tool, const char *args_json, size_t len)
                 }
                 rig__sh_cmd keep = *c;
                 size_t n = arity(c);
-                bool broaden = !runs_others(c->words[0].text) && c->nwords >= n;
+                bool broaden = !runs_others(c->words[0].text) && !acts_by_option(c) &&
+                               c->nwords >= n;
                 for (size_t w = 1; broaden && w < n; w++)
                     broaden = c->words[w].literal && c->words[w].text[0] != '-';
                 if (broaden) {

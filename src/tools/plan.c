@@ -74,12 +74,42 @@ static int make_dirs(const char *dir)
     return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }
 
+/* Is the absolute, normalized `dir` reached without a symlink, as far as
+ * it exists? A workspace may hold `.rig -> /elsewhere` (a cloned
+ * repository): plans must not be written through it. */
+static bool without_symlinks(const char *dir)
+{
+    char head[PATH_MAX], real[PATH_MAX];
+    if (snprintf(head, sizeof head, "%s", dir) >= (int)sizeof head)
+        return false;
+    for (;;) {
+        if (realpath(head[0] ? head : "/", real))
+            return strcmp(real, head[0] ? head : "/") == 0;
+        if (errno != ENOENT)
+            return false;
+        char *slash = strrchr(head, '/');
+        if (!slash)
+            return false;
+        *slash = '\0';
+    }
+}
+
 /* A new plan document in `dir`, holding the template: its path (malloc'd)
  * or NULL with `err` filled. */
 static char *plan_create(const char *dir, const char *session, const char *reason,
                          rig_error *err)
 {
+    if (!without_symlinks(dir)) {
+        rig_error_set(err, RIG_EINVAL,
+                      "the plans directory %.200s is reached through a symbolic link; rig "
+                      "writes plans only in a real directory (remove the link, or start rig "
+                      "with --plans-dir)",
+                      dir);
+        return NULL;
+    }
     int e = make_dirs(dir);
+    if (!e && !without_symlinks(dir))
+        e = ELOOP; /* a link appeared while the directories were made */
     if (e) {
         rig_error_set(err, RIG_EINVAL, "cannot make the plans directory %.200s: %s", dir,
                       strerror(e));
@@ -101,8 +131,17 @@ static char *plan_create(const char *dir, const char *session, const char *reaso
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     rig__buf body = {0};
     rig__buf_adds(&body, plan_template);
-    if (reason && *reason)
-        rig__buf_addf(&body, "\n<!-- Why plan: %s -->\n", reason);
+    if (reason && *reason) {
+        /* one line, and no "--" that could close the comment early */
+        rig__buf_adds(&body, "\n<!-- Why plan: ");
+        for (const char *q = reason; *q; q++) {
+            char ch = *q == '\n' || *q == '\r' ? ' ' : *q;
+            if (ch == '-' && body.len && body.p[body.len - 1] == '-')
+                rig__buf_addc(&body, ' ');
+            rig__buf_addc(&body, ch);
+        }
+        rig__buf_adds(&body, " -->\n");
+    }
     char path[PATH_MAX];
     int fd = -1;
     for (int i = 1; i <= PLAN_NAME_TRIES && fd < 0; i++) {

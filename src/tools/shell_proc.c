@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -281,6 +282,10 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
     if (pid == 0) {
         /* the child: async-signal-safe calls only */
         setpgid(0, 0);
+        /* if rig dies without stopping it (SIGKILL, a crash), so does the
+         * command: the thread that forked waits for it, so the signal
+         * cannot come early */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         int in = o->stdin_data ? pi[0] : devnull;
         if (dup2(in, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
             _exit(127);

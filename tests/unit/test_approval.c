@@ -147,6 +147,48 @@ static void test_ask_once(void **state)
     assert_null(slurp(allow_path));
 }
 
+/* Words typed beside "Allow once" object: the call does not run, and the
+ * model hears them. */
+static void test_ask_allow_with_objection(void **state)
+{
+    (void)state;
+    fixture(RIG_POLICY_ASK, true);
+    person_says(RIG_OK, 0, "NO - do not touch notes.txt");
+    rig_error err;
+    rig_result *r = call_as("write_file", "s", write_args, false, &err);
+    assert_error_with(r, "do not touch notes.txt");
+    rig_result_free(r);
+    assert_null(slurp(in_root("notes.txt")));
+}
+
+/* Padding cannot push the end of the arguments out of the question: runs
+ * of blanks show as one, and a long tail is shown. */
+static void test_ask_preview_shows_the_end(void **state)
+{
+    (void)state;
+    fixture(RIG_POLICY_ASK, true);
+    char args[8192];
+    int n = snprintf(args, sizeof args, "{\"path\":\"notes.txt\",\"content\":\"hello");
+    for (int i = 0; i < 3000; i++)
+        args[n++] = ' ';
+    n += snprintf(args + n, sizeof args - (size_t)n, "TAIL-MARKER\"}");
+    person_says(RIG_OK, 2, NULL);
+    rig_error err;
+    rig_result *r = call_as("write_file", "s", args, false, &err);
+    rig_result_free(r);
+    assert_contains(person.detail, "TAIL-MARKER");
+    char long_args[8192];
+    n = snprintf(long_args, sizeof long_args, "{\"path\":\"notes.txt\",\"content\":\"");
+    for (int i = 0; i < 3000; i++)
+        long_args[n++] = (char)('a' + i % 26);
+    n += snprintf(long_args + n, sizeof long_args - (size_t)n, "TAIL-MARKER\"}");
+    person_says(RIG_OK, 2, NULL);
+    r = call_as("write_file", "s", long_args, false, &err);
+    rig_result_free(r);
+    assert_contains(person.detail, "TAIL-MARKER");
+    assert_contains(person.detail, "bytes ...]");
+}
+
 static void test_ask_always_saved(void **state)
 {
     (void)state;
@@ -479,6 +521,8 @@ int main(void)
         cmocka_unit_test_teardown(test_ask_always_saved, teardown),
         cmocka_unit_test_teardown(test_ask_always_not_rememberable, teardown),
         cmocka_unit_test_teardown(test_ask_deny, teardown),
+        cmocka_unit_test_teardown(test_ask_allow_with_objection, teardown),
+        cmocka_unit_test_teardown(test_ask_preview_shows_the_end, teardown),
         cmocka_unit_test_teardown(test_ask_nobody, teardown),
         cmocka_unit_test_teardown(test_ask_through_client, teardown),
         cmocka_unit_test_teardown(test_client_without_elicitation_falls_back, teardown),

@@ -153,6 +153,49 @@ static void test_plan_writes_need_no_approval(void **state)
     rig_result_free(r);
 }
 
+/* A workspace holding `.rig/plans -> ..` (a cloned repository) must not
+ * make the whole root "the plans directory", nor let plans be written
+ * outside the roots through `.rig -> /elsewhere`. */
+static void test_symlinked_plans_dir(void **state)
+{
+    (void)state;
+    fixture(RIG_POLICY_ASK, false);
+    char p[600], target[256];
+    snprintf(p, sizeof p, "%s/.rig", root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/.rig/plans", root);
+    assert_int_equal(symlink("..", p), 0);
+    rig_error err;
+    rig_result *r = call_as("enter_plan_mode", "s", "{}", false, &err);
+    assert_error_with(r, "symbolic link");
+    rig_result_free(r);
+    /* and even in plan mode, a write "under" it is a write to the root: asked */
+    char plans[512], plan[600];
+    snprintf(plans, sizeof plans, "%s/.rig/plans", root);
+    snprintf(plan, sizeof plan, "%s/p.md", plans);
+    assert_int_equal(rig__plan_start(ap, "s", plan, plans), RIG_OK);
+    r = call_as("write_file", "s", "{\"path\":\".rig/plans/Makefile\",\"content\":\"x\"}",
+                false, &err);
+    assert_true(rig_result_is_error(r));
+    rig_result_free(r);
+    snprintf(p, sizeof p, "%s/Makefile", root);
+    assert_int_equal(access(p, F_OK), -1);
+
+    /* .rig itself leading out of the root */
+    snprintf(p, sizeof p, "%s/.rig/plans", root);
+    assert_int_equal(unlink(p), 0);
+    snprintf(p, sizeof p, "%s/.rig", root);
+    assert_int_equal(rmdir(p), 0);
+    snprintf(target, sizeof target, "%s/elsewhere", base);
+    assert_int_equal(mkdir(target, 0755), 0);
+    assert_int_equal(symlink(target, p), 0);
+    r = call_as("enter_plan_mode", "t", "{}", false, &err);
+    assert_error_with(r, "symbolic link");
+    rig_result_free(r);
+    snprintf(p, sizeof p, "%s/plans", target);
+    assert_int_equal(access(p, F_OK), -1); /* nothing made out there */
+}
+
 static void test_exit(void **state)
 {
     (void)state;
@@ -346,6 +389,7 @@ int main(void)
         cmocka_unit_test_teardown(test_enter, teardown),
         cmocka_unit_test_teardown(test_refusals_while_planning, teardown),
         cmocka_unit_test_teardown(test_plan_writes_need_no_approval, teardown),
+        cmocka_unit_test_teardown(test_symlinked_plans_dir, teardown),
         cmocka_unit_test_teardown(test_exit, teardown),
         cmocka_unit_test_teardown(test_exit_through_client, teardown),
         cmocka_unit_test_teardown(test_yolo_approves, teardown),

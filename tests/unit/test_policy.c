@@ -2,7 +2,8 @@
  * public API, attacked. One allowlist, built with rig_allowlist_add, serves
  * the verdict tests:
  *
- *   shell       "git log *", "ls *", "echo hello", "npm run build *"
+ *   shell       "git log *", "ls *", "echo hello", "npm run build *", "sort *",
+ *               "find *"
  *   write_file  "/tmp/x/notes.txt"
  *   think       "*"
  *
@@ -43,6 +44,8 @@ static void add_ok(rig_allowlist *a, const char *tool, const char *pattern) {
 static void fill(rig_allowlist *a) {
     add_ok(a, "shell", "git log *");
     add_ok(a, "shell", "ls *");
+    add_ok(a, "shell", "sort *");
+    add_ok(a, "shell", "find *");
     add_ok(a, "shell", "echo hello");
     add_ok(a, "shell", "npm run build *");
     add_ok(a, "write_file", "/tmp/x/notes.txt");
@@ -132,6 +135,18 @@ static rig_verdict check_path(const rig_allowlist *a, const char *tool, const ch
 
 /* Must ask although each starts like an allowed command. */
 static const char *const bypasses[] = {
+    /* An option that makes an allowed command write files or run others:
+     * "*" stands for arguments, not for these. */
+    "git log -1 --format=x --output=Makefile",
+    "git log --output Makefile",
+    "git log -oMakefile",
+    "sort -o /etc/passwd x",
+    "sort -o/etc/passwd x",
+    "sort --output=x y",
+    "find . -delete",
+    "find . -exec rm {} ;",
+    "find . -execdir sh -c x {} +",
+    "find . -fprint /tmp/x",
     /* A second command in a list or a pipeline. */
     "git log; rm -rf ~",
     "git log && rm -rf ~",
@@ -493,6 +508,16 @@ static void test_suggest(void **state) {
         {"env A=1 make", "env A=1 make"},
         {"xargs rm", "xargs rm"},
         {"eval ls", "eval ls"},
+        {"/bin/sh -c 'echo hi'", "/bin/sh -c 'echo hi'"},
+        {"/usr/bin/env A=1 make", "/usr/bin/env A=1 make"},
+        {"python3 build.py", "python3 build.py"},
+        {"python3.11 -c x", "python3.11 -c x"},
+        {"node server.js", "node server.js"},
+        {"sed -n 1p f", "sed -n 1p f"},
+        {"make test", "make test"},
+        {"git log --output=x", "git log --output=x"},
+        {"find . -name x", "find *"},
+        {"nodemon x", "nodemon *"},
         {"cat <<EOF\nx\nEOF", NULL},
         {"$CMD x", NULL},
         {"git log \"$(rm", NULL},
