@@ -76,6 +76,17 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
         return 1;
     }
     if (strcmp(a, "--allow-host") == 0) {
+        /* a host: not a URL, and no port (an allowed host is allowed on
+         * every port); an IPv6 address has two colons or more */
+        const char *colon = strchr(val, ':');
+        bool one_colon = colon && !strchr(colon + 1, ':');
+        if (!*val || strpbrk(val, "/ \t@") || (one_colon && val[0] != '[')) {
+            fprintf(stderr,
+                    "rig %s: --allow-host takes a host name or IP address, without a scheme, "
+                    "path or port (got '%s')\n",
+                    o->cmd, val);
+            return -1;
+        }
         if (push_str(&o->allow_hosts, &o->n_allow_hosts, val) != 0) {
             fprintf(stderr, "rig %s: out of memory\n", o->cmd);
             return -1;

@@ -295,7 +295,11 @@ ok "config: the default file under \$XDG_CONFIG_HOME is read" \
 ok "config: unknown top-level members are left for other features" \
    'printf "{\"allow_hosts\": [\"127.0.0.1\"], \"policy\": {}}" >"$tmp/c2.json" && call 0 fetch "url=$B/text" --config "$tmp/c2.json"'
 ok "--allow-host with a scheme or path is refused" \
-   'call 1 fetch "url=$B/text" --allow-host http://127.0.0.1/ && [[ "$err" == *"not a host to allow"* ]]'
+   'call 2 fetch "url=$B/text" --allow-host http://127.0.0.1/ && [[ "$err" == *"without a scheme, path or port"* ]]'
+ok "--allow-host with a port is refused (a host is allowed on every port)" \
+   'call 2 fetch "url=$B/text" --allow-host localhost:1 && [[ "$err" == *"without a scheme, path or port"* ]]'
+ok "--allow-host takes an IPv6 address" \
+   'call 0 fetch "url=$B/text" --allow-host ::1 --allow-host 127.0.0.1'
 
 echo "1..$n"
 [ "$failed" = 0 ]
