@@ -48,8 +48,9 @@ typedef struct rig_shell_opts {
 typedef struct rig_shell rig_shell;
 
 /* The shell's state, working in `roots` (kept, not owned: the roots must
- * outlive it). Makes the private temporary directory now. NULL with `err`
- * filled on failure. */
+ * outlive it). The private temporary directory is made by the first
+ * command (a bad temp_parent is reported then, as that command's error).
+ * NULL with `err` filled when out of memory. */
 RIG_API rig_shell *rig_shell_new(rig_roots *roots, const rig_shell_opts *o, rig_error *err);
 
 /* Add shell, shell_output and shell_stop to `ts`; each holds a reference. */
@@ -60,7 +61,8 @@ RIG_API int rig_shell_tools_add(rig_toolset *ts, rig_shell *sh, rig_error *err);
  * for the caller to warn about once. */
 RIG_API bool rig_shell_sandboxed(const rig_shell *sh, char *why, size_t cap);
 
-/* The private temporary directory (the commands' TMPDIR). */
+/* The private temporary directory (the commands' TMPDIR); NULL until the
+ * first command made it. */
 RIG_API const char *rig_shell_temp_dir(const rig_shell *sh);
 
 /* A session ended (an MCP session closed): stop its background jobs, as

@@ -64,6 +64,8 @@ void rig__shell_unref(void *p)
         nftw(sh->temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(sh->temp_dir);
     free(sh->tmpdir_env);
+    free(sh->temp_parent);
+    pthread_mutex_destroy(&sh->temp_mu);
     free(sh);
 }
 
@@ -92,28 +94,46 @@ rig_shell *rig_shell_new(rig_roots *roots, const rig_shell_opts *o, rig_error *e
         parent = getenv("TMPDIR");
     if (!parent || !*parent)
         parent = "/tmp";
-    char tmpl[PATH_MAX];
-    int n = snprintf(tmpl, sizeof tmpl, "%s/rig-shell-XXXXXX", parent);
-    if (n < 0 || (size_t)n >= sizeof tmpl || !mkdtemp(tmpl)) {
-        rig_error_set(err, RIG_EINVAL, "Cannot make the shell's temporary directory in %s: %s",
-                      parent, n > 0 && (size_t)n < sizeof tmpl ? strerror(errno) : "too long");
-        free(sh);
-        return NULL;
-    }
-    /* The real path: Landlock rules and the paths results name must agree
-     * with what the commands see (TMPDIR may hold a symlink). */
-    sh->temp_dir = realpath(tmpl, NULL);
-    if (sh->temp_dir && asprintf(&sh->tmpdir_env, "TMPDIR=%s", sh->temp_dir) < 0)
-        sh->tmpdir_env = NULL;
-    sh->jobs = sh->temp_dir ? rig__jobs_new(sh->temp_dir) : NULL;
-    if (!sh->temp_dir || !sh->tmpdir_env || !sh->jobs) {
+    pthread_mutex_init(&sh->temp_mu, NULL);
+    sh->temp_parent = strdup(parent);
+    sh->jobs = rig__jobs_new();
+    if (!sh->temp_parent || !sh->jobs) {
         rig_error_set(err, RIG_ENOMEM, "Out of memory creating the shell.");
-        if (!sh->temp_dir)
-            rmdir(tmpl);
         rig__shell_unref(sh);
         return NULL;
     }
     return sh;
+}
+
+/* The private directory, made on first use. 0, or -1 with `why`. */
+static int ensure_temp(rig_shell *sh, char *why, size_t cap)
+{
+    pthread_mutex_lock(&sh->temp_mu);
+    if (!sh->temp_dir) {
+        char tmpl[PATH_MAX];
+        int n = snprintf(tmpl, sizeof tmpl, "%s/rig-shell-XXXXXX", sh->temp_parent);
+        if (n < 0 || (size_t)n >= sizeof tmpl || !mkdtemp(tmpl)) {
+            snprintf(why, cap, "cannot make the shell's temporary directory in %s: %s",
+                     sh->temp_parent, n > 0 && (size_t)n < sizeof tmpl ? strerror(errno)
+                                                                     : "the path is too long");
+        } else {
+            /* The real path: Landlock rules and the paths results name must
+             * agree with what the commands see (TMPDIR may hold a symlink). */
+            char *real = realpath(tmpl, NULL);
+            char *env = NULL;
+            if (!real || asprintf(&env, "TMPDIR=%s", real) < 0) {
+                free(real);
+                rmdir(tmpl);
+                snprintf(why, cap, "out of memory");
+            } else {
+                sh->tmpdir_env = env;
+                sh->temp_dir = real;
+            }
+        }
+    }
+    int rc = sh->temp_dir ? 0 : -1;
+    pthread_mutex_unlock(&sh->temp_mu);
+    return rc;
 }
 
 void rig_shell_free(rig_shell *sh)
@@ -142,7 +162,12 @@ bool rig_shell_sandboxed(const rig_shell *sh, char *why, size_t cap)
 
 const char *rig_shell_temp_dir(const rig_shell *sh)
 {
-    return sh ? sh->temp_dir : NULL;
+    if (!sh)
+        return NULL;
+    pthread_mutex_lock((pthread_mutex_t *)&sh->temp_mu);
+    const char *d = sh->temp_dir;
+    pthread_mutex_unlock((pthread_mutex_t *)&sh->temp_mu);
+    return d;
 }
 
 void rig_shell_end_session(rig_shell *sh, const char *session)
@@ -175,6 +200,8 @@ int rig__shell_setup(rig_shell *sh, rig_call *call, const char *work_dir, rig__c
                      char *why, size_t cap)
 {
     *s = (rig__cmd_setup){.cwd_fd = -1, .landlock_fd = -1};
+    if (ensure_temp(sh, why, cap) != 0)
+        return -1;
     rig_roots *view = rig_roots_acquire(sh->roots, rig_call_session(call));
     int rc = -1;
     rig_error err = {0};
@@ -531,7 +558,8 @@ static rig_result *start_background(rig_shell *sh, rig_call *call, command *c)
     char id[32];
     bool unconfined = s.unconfined;
     char *cwd = s.cwd ? strdup(s.cwd) : NULL;
-    if (rig__jobs_start(sh->jobs, rig_call_session(call), c->text, c->stdin_data, c->stdin_len,
+    if (rig__jobs_start(sh->jobs, sh->temp_dir, rig_call_session(call), c->text, c->stdin_data,
+                        c->stdin_len,
                         c->timeout_ms, &s, id, sizeof id, why, sizeof why) != 0) {
         free(cwd);
         return rig_result_error("The command was not started: %s", why);

@@ -3,6 +3,7 @@
 #ifndef RIG_TOOLS_SHELL_H
 #define RIG_TOOLS_SHELL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +22,10 @@ struct rig_shell {
     int landlock_abi;          /* 0: the kernel has none */
     int64_t timeout_ms;
     size_t output_cap;
+    /* Made by the first command (most runs of rig never start one), then
+     * fixed: written once under temp_mu, read by commands after that. */
+    pthread_mutex_t temp_mu;
+    char *temp_parent;         /* where it is made */
     char *temp_dir;            /* private, 0700; the commands' TMPDIR */
     char *tmpdir_env;          /* "TMPDIR=<temp_dir>" */
     rig__jobs *jobs;
@@ -49,14 +54,16 @@ RIG_INTERNAL void rig__shell_unref(void *sh);
 
 /* ---- background jobs (shell_jobs.c) ---------------------------------- */
 
-RIG_INTERNAL rig__jobs *rig__jobs_new(const char *log_dir);
+RIG_INTERNAL rig__jobs *rig__jobs_new(void);
 /* Stops every job and waits for them. */
 RIG_INTERNAL void rig__jobs_free(rig__jobs *j);
 
-/* Starts `command` in the background for `session`, taking over the
- * setup's descriptors and environment (*s is emptied whatever happens).
- * 0 with the job's id in `id`, or -1 with `why` for the model. */
-RIG_INTERNAL int rig__jobs_start(rig__jobs *j, const char *session, const char *command,
+/* Starts `command` in the background for `session`, its log in `log_dir`,
+ * taking over the setup's descriptors and environment (*s is emptied
+ * whatever happens). 0 with the job's id in `id`, or -1 with `why` for
+ * the model. */
+RIG_INTERNAL int rig__jobs_start(rig__jobs *j, const char *log_dir, const char *session,
+                                 const char *command,
                                  const char *stdin_data, size_t stdin_len, int64_t timeout_ms,
                                  rig__cmd_setup *s, char *id, size_t id_cap, char *why,
                                  size_t why_cap);

@@ -70,7 +70,6 @@ struct rig__jobs {
     job *list;
     uint64_t next_id;
     size_t running;
-    char *log_dir;
 };
 
 static int64_t now_ms(void)
@@ -80,19 +79,16 @@ static int64_t now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-rig__jobs *rig__jobs_new(const char *log_dir)
+rig__jobs *rig__jobs_new(void)
 {
     rig__jobs *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
-    j->log_dir = strdup(log_dir);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (!j->log_dir || pthread_mutex_init(&j->mu, NULL) != 0 ||
-        pthread_cond_init(&j->cv, &ca) != 0) {
+    if (pthread_mutex_init(&j->mu, NULL) != 0 || pthread_cond_init(&j->cv, &ca) != 0) {
         pthread_condattr_destroy(&ca);
-        free(j->log_dir);
         free(j);
         return NULL;
     }
@@ -147,7 +143,6 @@ void rig__jobs_free(rig__jobs *j)
     stop_and_free(all);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
-    free(j->log_dir);
     free(j);
 }
 
@@ -243,7 +238,7 @@ static void *job_main(void *p)
 
 /* ---- starting ------------------------------------------------------------- */
 
-int rig__jobs_start(rig__jobs *j, const char *session, const char *command,
+int rig__jobs_start(rig__jobs *j, const char *log_dir, const char *session, const char *command,
                     const char *stdin_data, size_t stdin_len, int64_t timeout_ms,
                     rig__cmd_setup *s, char *id, size_t id_cap, char *why, size_t why_cap)
 {
@@ -307,7 +302,7 @@ int rig__jobs_start(rig__jobs *j, const char *session, const char *command,
         return -1;
     }
     snprintf(jb->id, sizeof jb->id, "job-%" PRIu64, j->next_id++);
-    if (asprintf(&jb->log_path, "%s/%s.log", j->log_dir, jb->id) < 0)
+    if (asprintf(&jb->log_path, "%s/%s.log", log_dir, jb->id) < 0)
         jb->log_path = NULL;
     if (jb->log_path)
         jb->log_fd = open(jb->log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

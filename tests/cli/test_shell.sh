@@ -49,6 +49,11 @@ ok "--sandbox takes on or off" \
 ok "the private TMPDIR is writable and removed when rig exits" \
   '"$rig" call shell command="echo x > \$TMPDIR/f && echo \$TMPDIR" >"$tmp/out" 2>&1 && d=$(grep "^/" "$tmp/out" | head -1) && [ -n "$d" ] && [ ! -e "$d" ]'
 
+ok "a rig that runs no command makes no temporary directory" \
+  'mkdir -p "$tmp/t" && TMPDIR=$tmp/t "$rig" call get_current_time >"$tmp/out" 2>&1 && [ -z "$(ls -A "$tmp/t")" ]'
+ok "... and one that does makes it under \$TMPDIR, and removes it" \
+  'TMPDIR=$tmp/t "$rig" call shell command="echo \$TMPDIR" >"$tmp/out" 2>&1 && grep -q "^$tmp/t/rig-shell-" "$tmp/out" && [ -z "$(ls -A "$tmp/t")" ]'
+
 # The sandbox: only where the kernel has Landlock (rig warns otherwise).
 "$rig" call shell command=true >/dev/null 2>"$tmp/warn"
 if grep -q "no Landlock" "$tmp/warn"; then
