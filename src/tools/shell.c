@@ -409,7 +409,7 @@ static void stream_note(rig__buf *b, const char *name, const rig__proc_stream *s
     rig__buf_adds(b, "]\n");
 }
 
-static void text_of(rig__buf *b, const batch *bt, const command *c, size_t i, bool ignore_errors)
+static void text_of(rig__buf *b, const batch *bt, const command *c, size_t i)
 {
     if (bt->n > 1)
         rig__buf_addf(b, "[%zu/%zu] ", i + 1, bt->n);
@@ -449,7 +449,6 @@ static void text_of(rig__buf *b, const batch *bt, const command *c, size_t i, bo
     rig__buf_adds(b, " after ");
     write_duration(b, r->duration_ms);
     rig__buf_addf(b, " in %s]\n", c->cwd ? c->cwd : "?");
-    (void)ignore_errors;
 }
 
 static void write_stream(rig_json_writer *w, const char *name, const rig__proc_stream *s)
@@ -510,7 +509,7 @@ static rig_result *result_of(const batch *b, bool ignore_errors)
     }
     rig__buf t = {0};
     for (size_t i = 0; i < b->n; i++)
-        text_of(&t, b, &b->cmds[i], i, ignore_errors);
+        text_of(&t, b, &b->cmds[i], i);
     if (b->n > 1)
         rig__buf_addf(&t, "%zu commands: %zu succeeded, %zu failed, %zu skipped.\n", b->n, ok,
                       bad, skipped);
