@@ -100,8 +100,15 @@ static void ignore_done(rig_result *r, int status, void *ud) {
 
 static pid_t pid_in(const char *name) {
     char *s = NULL;
-    for (int i = 0; i < 100 && !(s = slurp(name)); i++)
+    /* the shell creates the file before it writes the number: wait for
+     * the whole line */
+    for (int i = 0; i < 250; i++) {
+        if ((s = slurp(name)) && strchr(s, '\n'))
+            break;
+        free(s);
+        s = NULL;
         usleep(20000);
+    }
     if (!s)
         fail_msg("no pid file %s", name);
     pid_t p = (pid_t)atoi(s);
