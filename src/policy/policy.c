@@ -295,7 +295,7 @@ static bool option_in(const char *w, const char *const *opts)
     return false;
 }
 
-static bool acts_by_option(const rig__sh_cmd *c)
+bool rig__sh_acts_by_option(const rig__sh_cmd *c)
 {
     static const char *const any[] = {"--output", "--output-file", "--outfile",
                                       "--output-directory", "--in-place", "--exec",
@@ -329,7 +329,7 @@ static bool cmd_matches(const rig__sh_cmd *c, const spattern *sp)
 {
     if (c->nwords < sp->nfixed || (!sp->rest && c->nwords != sp->nfixed))
         return false;
-    if (sp->rest && acts_by_option(c))
+    if (sp->rest && rig__sh_acts_by_option(c))
         return false;
     for (size_t i = 0; i < sp->nfixed; i++)
         if (!c->words[i].literal || strcmp(c->words[i].text, sp->cmd->words[i].text) != 0)
@@ -623,7 +623,7 @@ char *rig_allowlist_suggest(const char *tool, const char *args_json, size_t len)
                 }
                 rig__sh_cmd keep = *c;
                 size_t n = arity(c);
-                bool broaden = !runs_others(c->words[0].text) && !acts_by_option(c) &&
+                bool broaden = !runs_others(c->words[0].text) && !rig__sh_acts_by_option(c) &&
                                c->nwords >= n;
                 for (size_t w = 1; broaden && w < n; w++)
                     broaden = c->words[w].literal && c->words[w].text[0] != '-';

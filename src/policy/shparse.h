@@ -40,4 +40,9 @@ RIG_INTERNAL int rig__sh_parse(const char *src, size_t len, rig__sh_script *out,
                                size_t cap);
 RIG_INTERNAL void rig__sh_script_free(rig__sh_script *s);
 
+/* policy.c: does the command carry an option that makes it write files or
+ * run others (`git log --output=F`, `sort -o F`, `find -exec`)? A "*" in an
+ * allowlist pattern never stands for those. */
+RIG_INTERNAL bool rig__sh_acts_by_option(const rig__sh_cmd *c);
+
 #endif
