@@ -19,6 +19,7 @@
 #include "rig/web.h"
 #include "rig/policy.h"
 #include "rig/shell.h"
+#include "rig/env.h"
 
 #ifdef __cplusplus
 extern "C" {
