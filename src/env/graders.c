@@ -81,6 +81,7 @@
 #include "rig/roots.h"
 #include "tools/shell_proc.h"
 #include "util/buf.h"
+#include "util/monotime.h"
 
 typedef enum kind {
     K_EXACT, K_CONTAINS, K_REGEX, K_JSON_EQUAL, K_NUMBER, K_ONE_OF,
@@ -107,12 +108,6 @@ struct rig__grader {
 };
 
 /* ---------------------------------------------------------------- helpers */
-
-static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static char *dupn(const char *s, size_t n) {
     char *p = malloc(n + 1);
@@ -1041,7 +1036,7 @@ out:
 static void run_command(const rig__grader *g, const ctx *c, rig_grade *out) {
     if (!c->ws)
         return grade_error(out, "a command grader needs the task's workspace, and there is none");
-    int64_t left = c->deadline - now_ms();
+    int64_t left = c->deadline - rig__now_ms();
     if (left <= 0)
         return grade_error(out, "no time was left to run '%s'", g->run);
     int64_t to = g->timeout_ms < left ? g->timeout_ms : left;
@@ -1179,7 +1174,7 @@ int rig__grader_run(const rig__grader *g, const rig_answer *a, rig_json_val args
         return out->content ? RIG_OK : RIG_ENOMEM;
     }
     ctx c = {.a = a, .args = args, .ws = workspace_dir,
-             .deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : RIG_GRADER_TIMEOUT_MS)};
+             .deadline = rig__now_ms() + (timeout_ms > 0 ? timeout_ms : RIG_GRADER_TIMEOUT_MS)};
     run_at(g, &c, out);
     /* an error grade whose explanation could not be allocated */
     return out->is_error && !out->content ? RIG_ENOMEM : RIG_OK;

@@ -30,6 +30,7 @@
 #include "tools/shell.h"
 #include "tools/shell_proc.h"
 #include "util/buf.h"
+#include "util/monotime.h"
 
 #define MAX_RUNNING 256          /* jobs running at once, over every session */
 #define WAIT_SLICE_MS 100        /* how often a blocked reader looks at its call */
@@ -71,13 +72,6 @@ struct rig__jobs {
     uint64_t next_id;
     size_t running;
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 rig__jobs *rig__jobs_new(void)
 {
@@ -227,7 +221,7 @@ static void *job_main(void *p)
     jb->exit_code = rc == 0 ? r.exit_code : 127;
     jb->timed_out = rc == 0 && r.timed_out;
     jb->stopped = rc == 0 && r.cancelled;
-    jb->duration_ms = now_ms() - jb->t0;
+    jb->duration_ms = rig__now_ms() - jb->t0;
     jb->owner->running--;
     pthread_cond_broadcast(&jb->owner->cv);
     pthread_mutex_unlock(&jb->owner->mu);
@@ -311,7 +305,7 @@ int rig__jobs_start(rig__jobs *j, const char *log_dir, const char *session, cons
         jb->log_path = NULL; /* the ring still works; the result says there is no log */
     }
     jb->running = true;
-    jb->t0 = now_ms();
+    jb->t0 = rig__now_ms();
     if (pthread_create(&jb->thread, NULL, job_main, jb) != 0) {
         int e = errno;
         pthread_mutex_unlock(&j->mu);
@@ -354,9 +348,9 @@ static job *find(rig__jobs *j, const char *session, const char *id, rig__buf *er
 /* Waits on j->mu until `jb` ends, `ms` pass or the call is cancelled. */
 static void wait_end(rig__jobs *j, job *jb, int64_t ms, rig_call *call)
 {
-    int64_t until = now_ms() + ms;
+    int64_t until = rig__now_ms() + ms;
     while (jb->running && !(call && rig_call_cancelled(call))) {
-        int64_t left = until - now_ms();
+        int64_t left = until - rig__now_ms();
         if (left <= 0)
             break;
         if (left > WAIT_SLICE_MS)
@@ -394,7 +388,7 @@ static bool take(job *jb, snapshot *s)
     s->stopped = jb->stopped;
     s->log_full = jb->log_full;
     s->exit_code = jb->exit_code;
-    s->duration_ms = jb->running ? now_ms() - jb->t0 : jb->duration_ms;
+    s->duration_ms = jb->running ? rig__now_ms() - jb->t0 : jb->duration_ms;
     s->total = jb->total;
     s->fresh = jb->total - jb->read_pos;
     size_t in_ring = s->fresh < jb->ring_len ? (size_t)s->fresh : jb->ring_len;

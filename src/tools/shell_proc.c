@@ -31,19 +31,13 @@
 #include <unistd.h>
 
 #include "sandbox/landlock.h"
+#include "util/monotime.h"
 
 #define POLL_MS 50
 #define CAP_DEFAULT 30000
 #define LINGER_MS 200 /* output read after the command exits, from what it left running */
 
 extern char **environ;
-
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* A stream being read: the head in full, the tail in a ring, and (past
  * the cap, with a spill directory) the whole of it in a file. */
@@ -273,7 +267,7 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
         }
     }
     char *argv[] = {"/bin/sh", "-c", (char *)o->command, NULL};
-    int64_t t0 = now_ms();
+    int64_t t0 = rig__now_ms();
     pid_t pid = vfork();
     if (pid < 0) {
         snprintf(why, why_cap, "cannot start the command: %s", strerror(errno));
@@ -361,10 +355,10 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid) {
                 exited = true;
-                linger_until = now_ms() + LINGER_MS;
+                linger_until = rig__now_ms() + LINGER_MS;
             }
         }
-        int64_t now = now_ms();
+        int64_t now = rig__now_ms();
         if (!exited && !kill_at) {
             bool late = deadline && now >= deadline;
             bool stop = o->cancelled && o->cancelled(o->cancel_ud);
@@ -388,7 +382,7 @@ int rig__proc_run(const rig__proc_opts *o, rig__proc_result *r, char *why, size_
         close(pidfd);
     sink_close(&out);
     sink_close(&err);
-    r->duration_ms = now_ms() - t0;
+    r->duration_ms = rig__now_ms() - t0;
     r->exit_code = r->timed_out || r->cancelled ? 124 : exit_code(status);
     rc = 0;
 fail:

@@ -36,16 +36,11 @@
 
 #include "sandbox/ssrf.h"
 #include "tools/web.h"
+#include "util/monotime.h"
 
 static const char *const *test_resolve; /* rig__web_test_resolve */
 
 void rig__web_test_resolve(const char *const *entries) { test_resolve = entries; }
-
-static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- hosts and schemes -------------------------------------------------- */
 
@@ -119,7 +114,7 @@ typedef struct hop {
     size_t cap;
     bool capped;
     bool cancelled, timed_out;
-    int64_t deadline;   /* now_ms() clock; INT64_MAX: none */
+    int64_t deadline;   /* rig__now_ms() clock; INT64_MAX: none */
 } hop;
 
 static curl_socket_t open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a) {
@@ -163,7 +158,7 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
             h->cancelled = true;
         return 1;
     }
-    if (now_ms() >= h->deadline) {
+    if (rig__now_ms() >= h->deadline) {
         h->timed_out = true;
         return 1;
     }
@@ -212,7 +207,7 @@ rig__http_fail rig__web_get(const rig__web *web, const rig__http_req *req, rig__
     bool resolve_done = false;
     if (!url)
         goto nomem;
-    int64_t start = now_ms();
+    int64_t start = rig__now_ms();
     h.deadline = req->timeout_ms > 0 ? start + req->timeout_ms : INT64_MAX;
     if (req->call && rig_call_remaining_ms(req->call) < INT64_MAX / 2) {
         int64_t call_deadline = start + rig_call_remaining_ms(req->call);
@@ -291,7 +286,7 @@ rig__http_fail rig__web_get(const rig__web *web, const rig__http_req *req, rig__
         curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(easy, CURLOPT_XFERINFODATA, &h);
-        int64_t left = h.deadline == INT64_MAX ? 0 : h.deadline - now_ms();
+        int64_t left = h.deadline == INT64_MAX ? 0 : h.deadline - rig__now_ms();
         if (h.deadline != INT64_MAX) {
             if (left <= 0) {
                 h.timed_out = true;
@@ -330,7 +325,7 @@ rig__http_fail rig__web_get(const rig__web *web, const rig__http_req *req, rig__
         if (h.timed_out || rc == CURLE_OPERATION_TIMEDOUT) {
             rig__buf_addf(why, "The fetch of %s timed out after %.1f s (%s). Try again with a "
                                "larger timeout, or another URL.",
-                          url_text, (double)(now_ms() - start) / 1000.0,
+                          url_text, (double)(rig__now_ms() - start) / 1000.0,
                           h.body.len ? "the body came too slowly" : "no complete answer");
             fail = RIG__HTTP_TIMEOUT;
             goto done;
@@ -418,7 +413,7 @@ rig__http_fail rig__web_get(const rig__web *web, const rig__http_req *req, rig__
     }
     if (h.timed_out && fail == RIG__HTTP_OK && !out->final_url) {
         rig__buf_addf(why, "The fetch of %s timed out after %.1f s.", req->url,
-                      (double)(now_ms() - start) / 1000.0);
+                      (double)(rig__now_ms() - start) / 1000.0);
         fail = RIG__HTTP_TIMEOUT;
     }
     goto done;
