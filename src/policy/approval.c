@@ -41,6 +41,7 @@
 #include "tools/builtins.h"
 #include "tools/sessions.h"
 #include "util/buf.h"
+#include "util/mkdir_p.h"
 
 typedef struct plan_state {
     bool active;
@@ -558,14 +559,7 @@ static void make_parent(const char *path)
     if (!slash || slash == dir)
         return;
     *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(dir, 0700);
-        *p = '/';
-    }
-    mkdir(dir, 0700);
+    (void)rig__mkdir_p(dir, 0700); /* saving says what failed, if anything did */
 }
 
 /* Remember "always": add the suggested patterns and save the file, merged

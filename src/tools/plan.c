@@ -36,6 +36,7 @@
 #include "policy/approval.h"
 #include "tools/builtins.h"
 #include "util/buf.h"
+#include "util/mkdir_p.h"
 
 #define PLAN_SHOW_BYTES 20000 /* of the plan enter_plan_mode shows */
 #define PLAN_NAME_TRIES 100   /* names tried when several plans start in one second */
@@ -50,29 +51,6 @@ static const char plan_template[] =
     "## Steps\n"
     "\n"
     "## Risks and open questions\n";
-
-/* mkdir -p `dir`. 0 or an errno value. */
-static int make_dirs(const char *dir)
-{
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-        return ENAMETOOLONG;
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return errno;
-        *p = c;
-        if (!c)
-            break;
-    }
-    struct stat st;
-    if (stat(buf, &st) != 0)
-        return errno;
-    return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-}
 
 /* Is the absolute, normalized `dir` reached without a symlink, as far as
  * it exists? A workspace may hold `.rig -> /elsewhere` (a cloned
@@ -107,7 +85,7 @@ static char *plan_create(const char *dir, const char *session, const char *reaso
                       dir);
         return NULL;
     }
-    int e = make_dirs(dir);
+    int e = rig__mkdir_p(dir, 0777);
     if (!e && !without_symlinks(dir))
         e = ELOOP; /* a link appeared while the directories were made */
     if (e) {
