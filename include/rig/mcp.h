@@ -289,6 +289,18 @@ typedef struct rig_mcp_http_opts {
     unsigned session_idle_s;     /* a session unused this long ends; default 3600 */
     unsigned conn_timeout_s;     /* an idle or stalled connection closes; default 30 */
     unsigned max_connections;    /* default 512 */
+    /* Instead of one `token` for everyone: admit each session by its own
+     * bearer token (an environment hands one to each episode). Called on
+     * the server's thread with the request's token (never NULL: a request
+     * without one is refused first) and the session's key ("mcp-N", as
+     * rig_mcp_conn_session says): with `initialize` true for the request
+     * that creates the session — the place to give that session its roots
+     * — and false for every later one, so a token revoked since is refused
+     * at once. Return true to admit. A session is bound to the token it
+     * began with: another token cannot act in it. `token` is then ignored. */
+    bool (*authorize)(const char *token, size_t len, const char *session, bool initialize,
+                      void *ud);
+    void *authorize_ud;
 } rig_mcp_http_opts;
 
 typedef struct rig_mcp_http rig_mcp_http;

@@ -85,6 +85,7 @@ struct session {
     uint64_t next_stream;
     struct stream *capture;    /* the POST being handled: answers without an id */
     bool deciding;             /* in receive: events wait for the JSON-or-SSE choice */
+    char *token;               /* with opts.authorize: the bearer token it began with */
 };
 
 struct hconn {
@@ -715,6 +716,7 @@ static void session_destroy(struct session *ss)
         stream_end_response(st);
         stream_free(st);
     }
+    free(ss->token);
     free(ss);
 }
 
@@ -795,20 +797,48 @@ static const char *check_origin(struct rig_mcp_http *h, const http_req *rq)
     return "Forbidden: Origin not allowed";
 }
 
+/* The request's bearer token (NULL when it sends none). */
+static const char *bearer(const http_req *rq, size_t *len)
+{
+    size_t n = 0;
+    const char *auth = rig__http_header(rq, "authorization", &n);
+    if (!auth || n < 7 || strncasecmp(auth, "Bearer ", 7) != 0)
+        return NULL;
+    *len = n - 7;
+    return auth + 7;
+}
+
+/* Does `got` (m bytes) equal `want`? In the same time whatever matches. */
+static bool token_equal(const char *want, const char *got, size_t m)
+{
+    size_t n = strlen(want);
+    unsigned diff = n != m;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)want[i] ^ (unsigned char)(i < m ? got[i] : 0);
+    return diff == 0;
+}
+
 static bool check_token(struct rig_mcp_http *h, const http_req *rq)
 {
-    if (!h->token)
+    if (!h->token || h->o.authorize) /* authorize decides per session */
         return true;
-    size_t len = 0;
-    const char *auth = rig__http_header(rq, "authorization", &len);
-    if (!auth || len < 7 || strncasecmp(auth, "Bearer ", 7) != 0)
+    size_t m = 0;
+    const char *got = bearer(rq, &m);
+    return got && token_equal(h->token, got, m);
+}
+
+/* With opts.authorize: may this request act in session ss? It must carry
+ * the token the session began with, and the callback must still admit it
+ * (a token the application revoked ends access at once). */
+static bool session_authorized(struct rig_mcp_http *h, struct session *ss, const http_req *rq)
+{
+    if (!h->o.authorize)
+        return true;
+    size_t m = 0;
+    const char *got = bearer(rq, &m);
+    if (!got || !ss->token || !token_equal(ss->token, got, m))
         return false;
-    const char *got = auth + 7;
-    size_t n = strlen(h->token), m = len - 7;
-    unsigned diff = n != m;
-    for (size_t i = 0; i < n; i++) /* the same time whatever matches */
-        diff |= (unsigned char)h->token[i] ^ (unsigned char)(i < m ? got[i] : 0);
-    return diff == 0;
+    return h->o.authorize(got, m, rig_mcp_conn_session(ss->conn), false, h->o.authorize_ud);
 }
 
 static const char *version_error(const http_req *rq)
@@ -831,8 +861,14 @@ static struct session *need_session(struct hconn *hc)
         return NULL;
     }
     struct session *ss = session_find(hc->h, id, len);
-    if (!ss)
+    if (!ss) {
         refuse(hc, 404, "Session not found");
+        return NULL;
+    }
+    if (!session_authorized(hc->h, ss, &hc->req)) {
+        refuse(hc, 401, "Unauthorized: send this session's Authorization: Bearer <token>");
+        return NULL;
+    }
     return ss;
 }
 
@@ -891,6 +927,27 @@ static void do_post(struct hconn *hc, const char *body, size_t len)
             rig_json_doc_free(doc);
             refuse(hc, 500, "Internal error: out of memory");
             return;
+        }
+        if (h->o.authorize) {
+            size_t tlen = 0;
+            const char *got = bearer(&hc->req, &tlen);
+            bool ok = got && memchr(got, '\0', tlen) == NULL &&
+                      h->o.authorize(got, tlen, rig_mcp_conn_session(ss->conn), true,
+                                     h->o.authorize_ud);
+            if (ok && !(ss->token = strndup(got, tlen))) {
+                free(idcopy);
+                rig_json_doc_free(doc);
+                session_destroy(ss);
+                refuse(hc, 500, "Internal error: out of memory");
+                return;
+            }
+            if (!ok) {
+                free(idcopy);
+                rig_json_doc_free(doc);
+                session_destroy(ss);
+                refuse(hc, 401, "Unauthorized: send Authorization: Bearer <token>");
+                return;
+            }
         }
     } else {
         const char *verr = version_error(&hc->req);
