@@ -52,6 +52,9 @@
  *   - command runs `/bin/sh -c run` in the workspace in its own process
  *     group with the answer's raw text on stdin; exit 0 scores 1. Its
  *     timeout (and the whole grading's) kills the group: an isError grade.
+ *     Sandboxed (the taskset's default), it may write only beneath the
+ *     workspace and a private $TMPDIR (Landlock, as the shell tool): the
+ *     agent wrote the code the command runs.
  *   - all scores the minimum of its children, any the maximum, weighted
  *     the weighted mean. A child's isError makes the parent's grade isError
  *     too (its score still counts the child as 0): a grader that could not
@@ -74,6 +77,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "env/workspace.h"
+#include "sandbox/landlock.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -167,10 +173,8 @@ static void add_shell_quoted(rig__buf *b, const char *s, size_t n) {
     rig__buf_addc(b, '\'');
 }
 
-/* Expand {name} placeholders in tpl from args into a malloc'd string. NULL
- * with why filled when a name has no arg or memory runs out. */
-static char *expand(const char *tpl, size_t n, rig_json_val args, bool shell, size_t *out_len,
-                    char *why, size_t cap) {
+char *rig__template_expand(const char *who, const char *tpl, size_t n, rig_json_val args,
+                          bool shell, size_t *out_len, char *why, size_t cap) {
     rig__buf b = {0};
     rig__buf_reserve(&b, n); /* allocates even for n == 0: the result is never NULL */
     for (size_t i = 0; i < n; i++) {
@@ -180,7 +184,7 @@ static char *expand(const char *tpl, size_t n, rig_json_val args, bool shell, si
         } else if ((name_len = placeholder_at(tpl, n, i)) > 0) {
             rig_json_val v = rig_json_getn(args, tpl + i + 1, name_len);
             if (!rig_json_exists(v)) {
-                snprintf(why, cap, "the grader refers to {%.*s}, but the task has no arg '%.*s'",
+                snprintf(why, cap, "%s refers to {%.*s}, but the task has no arg '%.*s'", who,
                          (int)name_len, tpl + i + 1, (int)name_len, tpl + i + 1);
                 rig__buf_free(&b);
                 return NULL;
@@ -208,12 +212,17 @@ static char *expand(const char *tpl, size_t n, rig_json_val args, bool shell, si
         }
     }
     if (b.oom || !b.p) {
-        snprintf(why, cap, "out of memory expanding the grader's placeholders");
+        snprintf(why, cap, "out of memory expanding the placeholders");
         rig__buf_free(&b);
         return NULL;
     }
     *out_len = b.len;
     return b.p;
+}
+
+static char *expand(const char *tpl, size_t n, rig_json_val args, bool shell, size_t *out_len,
+                    char *why, size_t cap) {
+    return rig__template_expand("the grader", tpl, n, args, shell, out_len, why, cap);
 }
 
 /* Write v with placeholders expanded: a string that is exactly "{name}"
@@ -766,6 +775,7 @@ typedef struct ctx {
     rig_json_val args;
     const char *ws;
     int64_t deadline;
+    bool sandbox;
 } ctx;
 
 static void run_at(const rig__grader *g, const ctx *c, rig_grade *out);
@@ -1033,6 +1043,63 @@ out:
     free(file);
 }
 
+/* A command grader's confinement: writes only beneath the workspace and a
+ * private $TMPDIR (compilers and test runners write temporary files),
+ * which is removed after the command. Without Landlock in the kernel the
+ * command runs unconfined, as the shell tool does. */
+typedef struct grader_sandbox {
+    int ruleset;
+    char tmp[64];
+    char **envp;
+} grader_sandbox;
+
+static void sandbox_close(grader_sandbox *sb) {
+    rig__landlock_release(sb->ruleset);
+    sb->ruleset = -1;
+    if (sb->tmp[0]) {
+        char ignored[64];
+        rig__tree_remove(sb->tmp, ignored, sizeof ignored);
+        sb->tmp[0] = '\0';
+    }
+    if (sb->envp) {
+        free(sb->envp[0]); /* the TMPDIR entry; the rest are environ's */
+        free(sb->envp);
+        sb->envp = NULL;
+    }
+}
+
+static int sandbox_open(grader_sandbox *sb, const char *ws, char *why, size_t cap) {
+    snprintf(sb->tmp, sizeof sb->tmp, "/tmp/rig-grader-XXXXXX");
+    if (!mkdtemp(sb->tmp)) {
+        snprintf(why, cap, "cannot make a $TMPDIR: %s", strerror(errno));
+        sb->tmp[0] = '\0';
+        return -1;
+    }
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    sb->envp = calloc(n + 2, sizeof *sb->envp);
+    if (!sb->envp || asprintf(&sb->envp[0], "TMPDIR=%s", sb->tmp) < 0) {
+        if (sb->envp)
+            sb->envp[0] = NULL;
+        snprintf(why, cap, "out of memory");
+        sandbox_close(sb);
+        return -1;
+    }
+    size_t k = 1;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0)
+            sb->envp[k++] = environ[i];
+    const char *dirs[2] = {ws, sb->tmp};
+    int rc = rig__landlock_prepare(dirs, 2, &sb->ruleset, why, cap);
+    if (rc < 0) {
+        sandbox_close(sb);
+        return -1;
+    }
+    return 0; /* RIG_LANDLOCK_ABSENT: unconfined, as the shell tool runs then */
+}
+
 static void run_command(const rig__grader *g, const ctx *c, rig_grade *out) {
     if (!c->ws)
         return grade_error(out, "a command grader needs the task's workspace, and there is none");
@@ -1047,8 +1114,18 @@ static void run_command(const rig__grader *g, const ctx *c, rig_grade *out) {
         return grade_error(out, "%s", why);
     rig__proc_opts o = {.command = cmd, .cwd = c->ws, .landlock_fd = -1, .timeout_ms = to,
                         .cap = 4096, .stdin_data = c->a->raw, .stdin_len = c->a->raw_len};
+    grader_sandbox sb = {.ruleset = -1};
+    if (c->sandbox && sandbox_open(&sb, c->ws, why, sizeof why) != 0) {
+        grade_error(out, "the command '%s' could not be sandboxed: %s", g->run, why);
+        free(cmd);
+        return;
+    }
+    o.landlock_fd = sb.ruleset;
+    o.envp = sb.envp;
     rig__proc_result r;
-    if (rig__proc_run(&o, &r, why, sizeof why) != 0) {
+    int started = rig__proc_run(&o, &r, why, sizeof why);
+    sandbox_close(&sb);
+    if (started != 0) {
         grade_error(out, "the command '%s' could not start: %s", g->run, why);
         free(cmd);
         return;
@@ -1167,13 +1244,13 @@ static void run_at(const rig__grader *g, const ctx *c, rig_grade *out) {
 }
 
 int rig__grader_run(const rig__grader *g, const rig_answer *a, rig_json_val args,
-                    const char *workspace_dir, int64_t timeout_ms, rig_grade *out) {
+                    const char *workspace_dir, int64_t timeout_ms, bool sandbox, rig_grade *out) {
     *out = (rig_grade)RIG_GRADE_INIT;
     if (!g || !a) {
         grade_error(out, "no grader or no answer");
         return out->content ? RIG_OK : RIG_ENOMEM;
     }
-    ctx c = {.a = a, .args = args, .ws = workspace_dir,
+    ctx c = {.a = a, .args = args, .ws = workspace_dir, .sandbox = sandbox,
              .deadline = rig__now_ms() + (timeout_ms > 0 ? timeout_ms : RIG_GRADER_TIMEOUT_MS)};
     run_at(g, &c, out);
     /* an error grade whose explanation could not be allocated */

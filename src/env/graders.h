@@ -8,6 +8,7 @@
 #ifndef RIG_ENV_GRADERS_H
 #define RIG_ENV_GRADERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +32,8 @@ RIG_INTERNAL void rig__grader_free(rig__grader *g);
 /* Grade answer `a`. `args` are the task's args, for {name} placeholders
  * (may be missing: a placeholder then makes an isError grade).
  * `workspace_dir` is where file and command graders work (NULL: they give
- * isError grades). `timeout_ms` bounds the whole grading (<= 0:
+ * isError grades). `sandbox`: command graders may write only beneath the
+ * workspace and a private $TMPDIR (Landlock). `timeout_ms` bounds the whole grading (<= 0:
  * RIG_GRADER_TIMEOUT_MS). *out is overwritten, not freed (free it with
  * rig_grade_clear afterwards), and always filled: a grader that cannot
  * grade gives an isError grade saying why. Returns 0, or RIG_ENOMEM when
@@ -39,6 +41,17 @@ RIG_INTERNAL void rig__grader_free(rig__grader *g);
  * command graders wait, and they are killed at it; regexes stop at
  * RIG_GRADER_MATCH_LIMIT; files are read up to RIG_GRADER_FILE_MAX. */
 RIG_INTERNAL int rig__grader_run(const rig__grader *g, const rig_answer *a, rig_json_val args,
-                                 const char *workspace_dir, int64_t timeout_ms, rig_grade *out);
+                                 const char *workspace_dir, int64_t timeout_ms, bool sandbox,
+                                 rig_grade *out);
+
+/* Expand "{name}" placeholders in tpl (n bytes) from the object args into a
+ * malloc'd string (*out_len bytes, NUL-terminated): a string arg's text,
+ * any other arg's JSON text, each single-quoted for /bin/sh when `shell`;
+ * "{{" and "}}" are literal braces. NULL with why filled ("<who> refers to
+ * {x}, but the task has no arg 'x'", or out of memory). The grammar is the
+ * one every grader and a taskset's prompt templates share. */
+RIG_INTERNAL char *rig__template_expand(const char *who, const char *tpl, size_t n,
+                                        rig_json_val args, bool shell, size_t *out_len,
+                                        char *why, size_t cap);
 
 #endif
