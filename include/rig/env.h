@@ -76,6 +76,17 @@
  *       - a session that holds a task (or has a start/grade running) is
  *         parked when its socket drops; one that holds nothing is forgotten
  *         (hello with its id then says "unknown session");
+ *       - a parked session nobody resumes within park_timeout_ms (one hour)
+ *         is ended as bye ends it (its task's end runs) and forgotten: its
+ *         id is then an "unknown session". Resuming it stops the clock; it
+ *         starts again from zero if its socket drops again. The anchor
+ *         keeps parked sessions until the process exits;
+ *       - a client that sends requests but does not read its replies is
+ *         paced: once more than 4 MiB of replies wait to be written to it,
+ *         its connection is not read (its lines already read wait too)
+ *         until they drain below 1 MiB, so what it costs stays near 4 MiB
+ *         plus one reply, whatever it sends; it then gets every reply, in
+ *         order;
  *       - at most max_tasks sessions hold a task at once (tasks.start beyond
  *         it: -32600), and at most max_connections sockets are open (more
  *         are closed at accept), so memory stays bounded: a parked session
@@ -221,6 +232,7 @@ RIG_API void rig_env_on_shutdown(rig_env *env, rig_env_hook_fn fn, void *ud);
 #define RIG_ENV_MAX_CONNECTIONS 16384
 #define RIG_ENV_MAX_TASKS 16384              /* sessions holding a task at once */
 #define RIG_ENV_WORKERS 8                    /* threads running start/grade */
+#define RIG_ENV_PARK_TIMEOUT_MS 3600000      /* a parked session is ended after an hour */
 
 /* Options grow at the end; zero means the default. */
 typedef struct rig_env_serve_opts {
@@ -231,6 +243,7 @@ typedef struct rig_env_serve_opts {
     unsigned max_connections;  /* RIG_ENV_MAX_CONNECTIONS */
     unsigned max_tasks;        /* RIG_ENV_MAX_TASKS */
     unsigned workers;          /* RIG_ENV_WORKERS */
+    int64_t park_timeout_ms;   /* RIG_ENV_PARK_TIMEOUT_MS: a parked session's life */
 } rig_env_serve_opts;
 
 typedef void (*rig_env_ready_fn)(int port, void *ud);
@@ -256,6 +269,84 @@ RIG_API int rig_env_server_start(rig_env *env, const rig_env_serve_opts *opts,
 RIG_API int rig_env_server_port(const rig_env_server *s);
 /* Stop it, wait for its thread, and free it. NULL is allowed. */
 RIG_API void rig_env_server_stop(rig_env_server *s);
+
+/* ---------------------------------------------------------------- tasksets
+ *
+ * An environment without C: a JSON file of tasks, each with a prompt
+ * template, a built-in grader and optionally a workspace (docs/env.md has
+ * the whole format):
+ *
+ *   {"name": "repo-tasks", "version": "1.0.0", "description"?: "...",
+ *    "tasks": [{"id": "fix-bug", "description": "...",
+ *               "args"?: <JSON Schema>, "input"?: <schema>, "returns"?: <schema>,
+ *               "prompt": "Fix the bug in {file}.",
+ *               "workspace"?: "repo",
+ *               "grader": {"type": "command", "run": "make test"}}]}
+ *
+ * The prompt's "{name}" placeholders are the task's args (a string arg's
+ * text, any other's JSON; "{{" and "}}" are braces), as in the graders.
+ * "workspace" names a directory (relative to the file) that each episode
+ * gets a fresh copy of, under work_dir; file and command graders work in
+ * it. With `tools` given, that MCP server is published as the "tools"
+ * capability (protocol mcp/2025-11-25, Streamable HTTP) and each episode's
+ * start result carries
+ *
+ *   {"prompt": "...", "workspace": "/work/dir/sess-…-1",
+ *    "bindings": [{"name": "tools", "protocol": "mcp/2025-11-25",
+ *                  "url": "http://127.0.0.1:PORT/mcp",
+ *                  "params": {"transport": "streamable-http",
+ *                             "auth_token": "<32 hex>"}}]}
+ *
+ * A client presenting that token as its bearer token gets an MCP session
+ * whose roots are that workspace alone (relative paths resolve there, the
+ * shell runs there and, sandboxed, writes nowhere else); no token, another
+ * episode's token, or one whose episode ended is refused (401). */
+
+typedef struct rig_mcp_server rig_mcp_server;
+typedef struct rig_roots rig_roots;
+
+typedef struct rig_taskset_opts {
+    /* An existing directory where episodes' workspaces are made (each
+     * "<session>-<n>", removed when its episode ends). Required when a task
+     * has a workspace. */
+    const char *work_dir;
+    /* The MCP server to publish as "tools" (NULL: none). Its file tools and
+     * shell must be confined to `roots`, whose per-session roots the
+     * taskset sets; the caller keeps both, and they must outlive serving. */
+    rig_mcp_server *tools;
+    rig_roots *roots;
+    const char *tools_host;   /* where tools listen; NULL: "127.0.0.1" (port: any free) */
+    /* Called when an episode ends for each MCP session its token opened
+     * (may be NULL): the session no longer has a workspace, so whatever it
+     * holds beyond its roots — background shell jobs, plan mode — should go.
+     * Its roots are dropped already. Runs on the serving thread. */
+    void (*on_tools_session_end)(const char *session, void *ud);
+    void *ud;
+    /* Command graders run unconfined (default: they may write only beneath
+     * the episode's workspace and a private $TMPDIR, with Landlock). */
+    bool no_sandbox;
+} rig_taskset_opts;
+
+/* An environment from the taskset file at `path` (workspace templates are
+ * relative to the file's directory), or from `json` (len bytes; templates
+ * relative to `base_dir`, NULL: the current directory). NULL with err
+ * filled (RIG_ENOENT, RIG_EJSON, RIG_ESCHEMA or RIG_EINVAL) naming the file and
+ * where in it: "tasks[1].grader: 'tolerance' must be >= 0". Unknown members
+ * are errors, so a typo is caught at load. rig_env_free frees what the
+ * taskset holds; its initialize and shutdown hooks are taken (they start
+ * and stop the tools server). */
+RIG_API rig_env *rig_taskset_load(const char *path, const rig_taskset_opts *opts, rig_error *err);
+RIG_API rig_env *rig_taskset_parse(const char *json, size_t len, const char *base_dir,
+                                   const rig_taskset_opts *opts, rig_error *err);
+
+/* ---------------------------------------------------------------- plugins
+ *
+ * An environment written in C and built as a shared object exports this
+ * function; `rig env serve PLUGIN.so` loads it, serves what it returns, and
+ * frees it with rig_env_free afterwards. The plugin calls rig's functions
+ * from the rig executable that loads it (it need not link librig). */
+#define RIG_ENV_PLUGIN_SYMBOL "rig_env_plugin_new"
+typedef rig_env *(*rig_env_plugin_fn)(rig_error *err);
 
 #ifdef __cplusplus
 }

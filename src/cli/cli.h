@@ -18,6 +18,8 @@ int cli_tools(int argc, char **argv);
 int cli_call(int argc, char **argv);
 int cli_serve(int argc, char **argv);
 int cli_policy(int argc, char **argv);
+int cli_env(int argc, char **argv);
+int cli_task(int argc, char **argv);
 
 struct rig_toolset;
 struct rig_roots;

@@ -24,6 +24,8 @@ static const command commands[] = {
     {"call", cli_call, "run one tool and print its result"},
     {"json", cli_json, "check and format JSON with rig's parser and writer"},
     {"policy", cli_policy, "say whether the approval policy lets a call run"},
+    {"env", cli_env, "serve an environment's tasks over the control channel"},
+    {"task", cli_task, "start a task on an environment's control channel, grade it later"},
 };
 
 static void usage(FILE *out) {

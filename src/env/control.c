@@ -14,6 +14,17 @@
  * stuck thread leaves once its job returns). A job is freed when both its
  * worker and its timer are done with it.
  *
+ * Waking workers. Most starts and grades take microseconds, and handing
+ * each to a sleeping thread costs more than running it: eight workers
+ * woken one per job on two CPUs spent their time in futexes and the pool's
+ * lock (bench/RESULTS.md). So a submitted job wakes a sleeper only while
+ * fewer than `eager` workers (the CPUs but one, at least one) are awake;
+ * otherwise an awake worker takes it when its job returns. A job that
+ * blocks must not hold the queue up, though: while jobs wait, a timer
+ * checks every POOL_NUDGE_MS whether any was taken since it last looked,
+ * and if none was, wakes one more sleeper — so slow graders still spread
+ * over the whole pool, a few milliseconds apart.
+ *
  * Sessions. Every connection gets a session `sess-<8 hex>` (random) at
  * accept. A session outlives its socket only when it has something to
  * keep — a task, or a start/grade still running: it is then *parked*, in a
@@ -22,6 +33,15 @@
  * table keyed by their 32-bit id (fixed bucket count: 10,000 sessions give
  * chains of about one).
  *
+ * Expiry. A parked session that nobody resumes within park_timeout_ms is
+ * ended as bye would end it, and forgotten. Sessions join the parked list
+ * at its tail, so the list is in parking order and the oldest is at its
+ * head: one uv_timer, set for the head's deadline, ends what is due and
+ * re-arms for the next head. That costs O(1) per parked session and no
+ * memory beyond one timestamp in each (the session struct stays within the
+ * same malloc size class); resuming a session takes it off the list, and
+ * so out of expiry.
+ *
  * Reading. One connection's lines are handled in order: a line that starts
  * a job pauses the connection (uv_read_stop) until the job is answered, so
  * a client cannot pile up work and its buffer stays bounded. Reads land in
@@ -29,6 +49,14 @@
  * line are copied into the connection, so 10,000 idle connections hold no
  * read buffers. rig's framer reports a line over max_line once, as soon as
  * it is known to be too long, and drops the rest of it as it arrives.
+ *
+ * Writing. Replies go out with uv_try_write, and what the socket does not
+ * take is queued by libuv. A client that sends requests but never reads
+ * would make that queue grow without end (a tasks.list reply may be large
+ * and its request 50 bytes), so once a connection has more than
+ * WRITE_HIGH bytes queued it stops being read — and its lines already read
+ * wait unhandled — until the queue drains below WRITE_LOW. A connection is
+ * read only while it waits for neither a job nor the writes (conn_resume).
  *
  * What the anchor does differently, on purpose: a non-JSON line gets -32700
  * and the connection lives on; a too-long line gets -32600 and the
@@ -52,8 +80,11 @@
 #define SESSION_BUCKETS 16384u    /* power of two */
 #define WORKERS_STUCK_MAX 256     /* replacement threads for hung graders */
 #define STOP_WAIT_MS 5000         /* how long stop waits for running jobs */
+#define POOL_NUDGE_MS 2           /* a queue that made no progress this long wakes a worker */
 #define TUNNEL_HIGH (1u << 20)    /* bytes queued one way before reading pauses */
 #define PARKED_LISTED 10          /* ids named in the "several parked" error */
+#define WRITE_HIGH (4u << 20)     /* bytes queued to a client before its reading pauses */
+#define WRITE_LOW (1u << 20)      /* ... and below which it resumes */
 
 typedef struct rig_env_server server;
 typedef struct conn conn;
@@ -69,6 +100,7 @@ struct session {
     conn *conn;              /* NULL when parked */
     rig_task_ctx *task;      /* the task held, one reference */
     job *job;                /* a start or grade running for it */
+    uint64_t parked_at;      /* uv_now when parked: its expiry is this + park_ms */
     bool parked;
 };
 
@@ -84,6 +116,7 @@ struct conn {
     rig_json_framer fr;
     size_t writes;           /* uv_write requests in flight */
     bool seen_frame, closing, close_after_write, reading;
+    bool wblocked;           /* over WRITE_HIGH: not read until drained to WRITE_LOW */
 };
 
 enum { JOB_START, JOB_GRADE };
@@ -120,6 +153,7 @@ struct tunnel {
 struct rig_env_server {
     rig_env *env;
     int64_t timeout_ms;
+    uint64_t park_ms;        /* a parked session's lifetime */
     size_t max_line;
     unsigned max_conns, max_tasks, base_workers;
     uv_loop_t loop;
@@ -131,8 +165,9 @@ struct rig_env_server {
     conn *conns;
     unsigned nconns;
     session **buckets;
-    session *parked;
+    session *parked, *parked_tail; /* oldest first */
     unsigned nparked, ntasks;
+    uv_timer_t park_timer;   /* due at the oldest parked session's expiry */
     job *jobs;
     rig_json_doc *doc;
     rig_json_writer w;
@@ -143,6 +178,13 @@ struct rig_env_server {
     pthread_cond_t work_cv, exit_cv;
     job *qhead, *qtail, *done;
     unsigned alive, stuck;
+    unsigned idle;      /* workers waiting for a job */
+    unsigned woken;     /* of them, signalled and not yet up */
+    unsigned running;   /* workers inside a start or grade */
+    unsigned eager;     /* workers kept awake without a nudge */
+    uint64_t taken;     /* jobs taken off the queue, ever */
+    uint64_t nudge_seen; /* `taken` when the nudge timer last looked */
+    uv_timer_t nudge;   /* loop thread: wakes a worker for a stalled queue */
     bool pool_stopping;
     pthread_t thread; /* rig_env_server_start's */
 };
@@ -153,6 +195,7 @@ static void on_tun_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void on_up_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf);
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf);
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void on_park_timer(uv_timer_t *t);
 
 /* ---------------------------------------------------------------- writing */
 
@@ -174,6 +217,11 @@ static void on_write(uv_write_t *req, int status) {
         else if (c->tun && c->tun->connected && !c->closing &&
                  uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) < TUNNEL_HIGH / 4)
             uv_read_start((uv_stream_t *)&c->tun->up, on_tun_alloc, on_up_read); /* drained */
+        else if (c->wblocked && !c->closing &&
+                 uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) < WRITE_LOW) {
+            c->wblocked = false; /* drained: the lines that waited go on */
+            conn_resume(c);
+        }
     } else if (t && status < 0 && t->c) {
         conn_close(t->c);
     }
@@ -223,6 +271,16 @@ static void send_frame(conn *c) {
     if (out && !c->closing && stream_send((uv_stream_t *)&c->tcp, c, NULL, out, len, "\n", 1) < 0)
         conn_close(c);
     rig_json_writer_reset(&srv->w);
+    /* A client that does not read: stop taking its requests (on_write
+     * resumes). A tunnel has its own pacing. */
+    if (!c->closing && !c->tun && !c->wblocked &&
+        uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp) > WRITE_HIGH) {
+        c->wblocked = true;
+        if (c->reading) {
+            uv_read_stop((uv_stream_t *)&c->tcp);
+            c->reading = false;
+        }
+    }
 }
 
 static void begin_reply(server *srv, const char *id, size_t idlen) {
@@ -303,9 +361,13 @@ static void unpark(server *srv, session *s) {
     if (s->pprev) s->pprev->pnext = s->pnext;
     else srv->parked = s->pnext;
     if (s->pnext) s->pnext->pprev = s->pprev;
+    else srv->parked_tail = s->pprev;
     s->pprev = s->pnext = NULL;
     s->parked = false;
     srv->nparked--;
+    if (!srv->parked) uv_timer_stop(&srv->park_timer);
+    /* Otherwise the timer may fire early for a head that left: the sweep
+     * then finds nothing due and re-arms, cheaper than re-arming here. */
 }
 
 static void drop_task(server *srv, session *s) {
@@ -326,6 +388,18 @@ static void session_free(server *srv, session *s) {
     free(s);
 }
 
+/* End every parked session that is due, oldest first, and re-arm for the
+ * next one: the list is in parking order, so this stops at the first that
+ * is not due. */
+static void on_park_timer(uv_timer_t *t) {
+    server *srv = t->data;
+    uint64_t now = uv_now(&srv->loop);
+    while (srv->parked && now - srv->parked->parked_at >= srv->park_ms)
+        session_free(srv, srv->parked); /* ends its task, as bye does */
+    if (srv->parked)
+        uv_timer_start(t, on_park_timer, srv->parked->parked_at + srv->park_ms - now, 0);
+}
+
 /* The session lost its socket: keep it if it holds something. */
 static void session_orphan(server *srv, session *s) {
     s->conn = NULL;
@@ -334,11 +408,15 @@ static void session_orphan(server *srv, session *s) {
         return;
     }
     s->parked = true;
-    s->pprev = NULL;
-    s->pnext = srv->parked;
-    if (srv->parked) srv->parked->pprev = s;
-    srv->parked = s;
+    s->parked_at = uv_now(&srv->loop);
+    s->pnext = NULL;
+    s->pprev = srv->parked_tail;
+    if (srv->parked_tail) srv->parked_tail->pnext = s;
+    else srv->parked = s;
+    srv->parked_tail = s;
     srv->nparked++;
+    if (!uv_is_active((uv_handle_t *)&srv->park_timer) && !srv->stopped)
+        uv_timer_start(&srv->park_timer, on_park_timer, srv->park_ms, 0);
 }
 
 /* Connection c takes over parked session s; its own session goes. */
@@ -357,12 +435,19 @@ static void *worker_main(void *arg) {
     server *srv = arg;
     pthread_mutex_lock(&srv->lock);
     for (;;) {
-        while (!srv->qhead && !srv->pool_stopping) pthread_cond_wait(&srv->work_cv, &srv->lock);
+        while (!srv->qhead && !srv->pool_stopping) {
+            srv->idle++;
+            pthread_cond_wait(&srv->work_cv, &srv->lock);
+            srv->idle--;
+            if (srv->woken) srv->woken--; /* a spurious wake-up miscounts: the nudge mends it */
+        }
         if (srv->pool_stopping) break; /* queued jobs are freed by stop, unrun */
         job *j = srv->qhead;
         srv->qhead = j->qnext;
         if (!srv->qhead) srv->qtail = NULL;
         j->running = true;
+        srv->running++;
+        srv->taken++;
         pthread_mutex_unlock(&srv->lock);
 
         rig_error_clear(&j->err);
@@ -374,6 +459,7 @@ static void *worker_main(void *arg) {
         }
 
         pthread_mutex_lock(&srv->lock);
+        srv->running--;
         if (j->timed_out) srv->stuck--;
         j->qnext = srv->done;
         srv->done = j;
@@ -585,6 +671,21 @@ static void on_job_timeout(uv_timer_t *t) {
     job_retire(j);
 }
 
+/* Jobs wait and none was taken since the last look: every awake worker is
+ * in a slow job, so wake another. Stops itself once the queue is empty. */
+static void on_nudge(uv_timer_t *t) {
+    server *srv = t->data;
+    pthread_mutex_lock(&srv->lock);
+    bool waiting = srv->qhead != NULL;
+    if (waiting && srv->taken == srv->nudge_seen && srv->idle > 0) { /* woken may be off */
+        pthread_cond_signal(&srv->work_cv);
+        srv->woken++;
+    }
+    srv->nudge_seen = srv->taken;
+    pthread_mutex_unlock(&srv->lock);
+    if (!waiting) uv_timer_stop(t);
+}
+
 static int job_submit(server *srv, conn *c, int kind, rig_task_ctx *ctx, rig_answer *answer,
                       rig_json_val id, job **out) {
     job *j = calloc(1, sizeof *j);
@@ -620,8 +721,15 @@ static int job_submit(server *srv, conn *c, int kind, rig_task_ctx *ctx, rig_ans
     if (srv->qtail) srv->qtail->qnext = j;
     else srv->qhead = j;
     srv->qtail = j;
-    pthread_cond_signal(&srv->work_cv);
+    if (srv->idle > srv->woken && srv->running + srv->woken < srv->eager) {
+        pthread_cond_signal(&srv->work_cv);
+        srv->woken++;
+    }
     pthread_mutex_unlock(&srv->lock);
+    if (!uv_is_active((uv_handle_t *)&srv->nudge)) {
+        srv->nudge_seen = UINT64_MAX; /* the first look only takes note */
+        uv_timer_start(&srv->nudge, on_nudge, POOL_NUDGE_MS, POOL_NUDGE_MS);
+    }
     *out = j;
     return 0;
 }
@@ -1099,7 +1207,7 @@ static void handle_frame(conn *c, const char *p, size_t len, const char *rest, s
  * bytes consumed. */
 static size_t process(conn *c, const char *p, size_t len) {
     size_t pos = 0;
-    while (!c->job && !c->closing && !c->tun) {
+    while (!c->job && !c->closing && !c->tun && !c->wblocked) {
         rig_json_frame fr;
         int rc = rig_json_framer_next(&c->fr, p + pos, len - pos, &fr);
         pos += fr.consumed;
@@ -1197,16 +1305,16 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf) {
         conn_close(c);
         return;
     }
-    if (c->job && c->reading) {
+    if ((c->job || c->wblocked) && c->reading) {
         uv_read_stop(st);
         c->reading = false;
     }
 }
 
-/* The job this connection waited for was answered: handle the lines that
- * waited, then read again. */
+/* The job this connection waited for was answered, or its writes drained:
+ * handle the lines that waited, then read again if it waits for neither. */
 static void conn_resume(conn *c) {
-    if (c->closing || c->tun) return;
+    if (c->closing || c->tun || c->wblocked) return;
     if (c->len) {
         size_t used = process(c, c->buf, c->len);
         if (c->closing) return;
@@ -1215,7 +1323,7 @@ static void conn_resume(conn *c) {
             return;
         }
     }
-    if (!c->job && !c->reading && !c->close_after_write) {
+    if (!c->job && !c->wblocked && !c->reading && !c->close_after_write) {
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
         c->reading = true;
     }
@@ -1287,6 +1395,8 @@ static void stop_now(server *srv) {
     pthread_mutex_unlock(&srv->env->serve_lock);
     uv_close((uv_handle_t *)&srv->listener, NULL);
     uv_close((uv_handle_t *)&srv->stop_async, NULL);
+    uv_close((uv_handle_t *)&srv->park_timer, NULL);
+    uv_close((uv_handle_t *)&srv->nudge, NULL);
     if (srv->use_signals)
         for (int i = 0; i < 2; i++) uv_close((uv_handle_t *)&srv->sigs[i], NULL);
     while (srv->conns) conn_close(srv->conns);
@@ -1364,6 +1474,7 @@ static int server_open(rig_env *env, const rig_env_serve_opts *o, bool signals, 
     if (!srv) return rig_error_set(err, RIG_ENOMEM, "out of memory starting the server");
     srv->env = env;
     srv->timeout_ms = o->grade_timeout_ms > 0 ? o->grade_timeout_ms : RIG_ENV_GRADE_TIMEOUT_MS;
+    srv->park_ms = (uint64_t)(o->park_timeout_ms > 0 ? o->park_timeout_ms : RIG_ENV_PARK_TIMEOUT_MS);
     srv->max_line = o->max_line ? o->max_line : RIG_ENV_MAX_LINE;
     srv->max_conns = o->max_connections ? o->max_connections : RIG_ENV_MAX_CONNECTIONS;
     srv->max_tasks = o->max_tasks ? o->max_tasks : RIG_ENV_MAX_TASKS;
@@ -1409,6 +1520,12 @@ static int server_open(rig_env *env, const rig_env_serve_opts *o, bool signals, 
     srv->wake.data = srv;
     uv_async_init(&srv->loop, &srv->stop_async, on_stop_async);
     srv->stop_async.data = srv;
+    uv_timer_init(&srv->loop, &srv->park_timer);
+    srv->park_timer.data = srv;
+    uv_timer_init(&srv->loop, &srv->nudge);
+    srv->nudge.data = srv;
+    unsigned cpus = uv_available_parallelism();
+    srv->eager = cpus > 2 ? cpus - 1 : 1; /* the loop thread has a CPU too */
     srv->use_signals = signals;
     if (signals) {
         int sigs[2] = {SIGINT, SIGTERM};

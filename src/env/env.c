@@ -54,6 +54,7 @@ static void task_clear(rig__task *t) {
 
 void rig_env_free(rig_env *env) {
     if (!env) return;
+    if (env->owner_free) env->owner_free(env->owner);
     for (size_t i = 0; i < env->ntasks; i++) task_clear(&env->tasks[i]);
     for (size_t i = 0; i < env->ncaps; i++) cap_clear(&env->caps[i]);
     free(env->tasks);
@@ -164,6 +165,11 @@ int rig_env_add_capability(rig_env *env, const rig_capability *cap, rig_error *e
         return rig_error_set(err, rc, "out of memory adding capability '%s'", cap->name);
     }
     return RIG_OK;
+}
+
+void rig__env_set_owner(rig_env *env, void *owner, void (*free_fn)(void *)) {
+    env->owner = owner;
+    env->owner_free = free_fn;
 }
 
 void rig_env_on_initialize(rig_env *env, rig_env_hook_fn fn, void *ud) {

@@ -33,6 +33,8 @@ struct rig_env {
     void *init_ud, *shutdown_ud;
     pthread_mutex_t serve_lock; /* guards `serving` */
     struct rig_env_server *serving;
+    void (*owner_free)(void *owner); /* what built the env (a taskset) frees its state */
+    void *owner;
 };
 
 /* A started task: what rig_task_ctx points at. Its reference count is
@@ -51,6 +53,8 @@ RIG_INTERNAL rig_task_ctx *rig__task_ctx_new(const rig__task *t, const char *ses
                                              rig_json_doc *args_doc);
 /* Drop one reference; the last one calls the task's end and frees. */
 RIG_INTERNAL void rig__task_ctx_unref(rig_task_ctx *ctx);
+/* Hands `owner` to the env: rig_env_free calls free_fn(owner) first. */
+RIG_INTERNAL void rig__env_set_owner(rig_env *env, void *owner, void (*free_fn)(void *));
 /* Writes the "bindings" array of hello, under the caps lock. */
 RIG_INTERNAL int rig__env_write_bindings(rig_env *env, rig_json_writer *w);
 /* Copies the host and port out of capability `name`'s url. RIG_ENOENT for

@@ -7,8 +7,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testing.h"
@@ -33,7 +37,31 @@ static int grade_echo(rig_task_ctx *ctx, const rig_answer *a, rig_grade *g, rig_
     return 0;
 }
 
-static void end_echo(rig_task_ctx *ctx) { free(rig_task_ctx_state(ctx)); }
+/* The words of the "exp…" tasks that ended, as "|word|…", so the expiry
+ * test can see which parked sessions were ended (end runs on the loop
+ * thread; the test reads on its own). */
+static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
+static char ended[4096];
+
+static void end_echo(rig_task_ctx *ctx) {
+    char *w = rig_task_ctx_state(ctx);
+    if (w && strncmp(w, "exp", 3) == 0) {
+        pthread_mutex_lock(&ended_lock);
+        size_t n = strlen(ended);
+        snprintf(ended + n, sizeof ended - n, "|%s|", w);
+        pthread_mutex_unlock(&ended_lock);
+    }
+    free(w);
+}
+
+static bool has_ended(const char *word) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "|%s|", word);
+    pthread_mutex_lock(&ended_lock);
+    bool yes = strstr(ended, pat) != NULL;
+    pthread_mutex_unlock(&ended_lock);
+    return yes;
+}
 
 static char *start_obj(rig_task_ctx *ctx, rig_json_val args, rig_error *err) {
     (void)ctx, (void)args, (void)err;
@@ -44,6 +72,28 @@ static int grade_hang(rig_task_ctx *ctx, const rig_answer *a, rig_grade *g, rig_
     (void)ctx, (void)a, (void)g, (void)err;
     usleep(1200 * 1000); /* far past the 300 ms deadline; ignores cancellation */
     g->score = 1;
+    return 0;
+}
+
+/* Graders that each wait for BARRIER_N of them to be running at once (up
+ * to 5 s): they score 1 only if the pool ran them side by side. */
+#define BARRIER_N 4
+static pthread_mutex_t bar_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bar_cv = PTHREAD_COND_INITIALIZER;
+static int bar_count;
+
+static int grade_barrier(rig_task_ctx *ctx, const rig_answer *a, rig_grade *g, rig_error *err) {
+    (void)ctx, (void)a, (void)err;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 5;
+    pthread_mutex_lock(&bar_lock);
+    bar_count++;
+    pthread_cond_broadcast(&bar_cv);
+    while (bar_count < BARRIER_N)
+        if (pthread_cond_timedwait(&bar_cv, &bar_lock, &dl) != 0) break;
+    g->score = bar_count >= BARRIER_N ? 1.0 : 0.0;
+    pthread_mutex_unlock(&bar_lock);
     return 0;
 }
 
@@ -68,6 +118,7 @@ typedef struct fixture {
  * (the hung grader); elsewhere long enough for a loaded machine, or
  * valgrind, to start 1,200 tasks without one timing out. */
 static int64_t deadline_ms = 10000;
+static int64_t park_ms = 0; /* the server's default */
 
 static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
@@ -80,6 +131,8 @@ static int setup(void **state) {
     rig_task_spec obj = {.id = "obj", .start = start_obj, .grade = grade_err};
     rig_task_spec hang = {.id = "hang", .start = start_obj, .grade = grade_hang};
     rig_task_spec fail = {.id = "fail", .start = start_fail, .grade = grade_err};
+    rig_task_spec barrier = {.id = "barrier", .start = start_obj, .grade = grade_barrier};
+    assert_int_equal(rig_env_add_task(f->env, &barrier, &err), 0);
     assert_int_equal(rig_env_add_task(f->env, &echo, &err), 0);
     assert_int_equal(rig_env_add_task(f->env, &obj, &err), 0);
     assert_int_equal(rig_env_add_task(f->env, &hang, &err), 0);
@@ -88,7 +141,7 @@ static int setup(void **state) {
     rig_capability cap = {.name = "shell", .protocol = "ssh/2", .url = "ssh://127.0.0.1:1",
                           .params_json = "{\"user\": \"root\"}"};
     assert_int_equal(rig_env_add_capability(f->env, &cap, &err), 0);
-    rig_env_serve_opts o = {.grade_timeout_ms = deadline_ms};
+    rig_env_serve_opts o = {.grade_timeout_ms = deadline_ms, .park_timeout_ms = park_ms};
     assert_int_equal(rig_env_server_start(f->env, &o, &f->srv, &err), 0);
     f->port = rig_env_server_port(f->srv);
     assert_true(f->port > 0);
@@ -100,6 +153,13 @@ static int setup_short(void **state) {
     deadline_ms = 300;
     int rc = setup(state);
     deadline_ms = 10000;
+    return rc;
+}
+
+static int setup_park(void **state) {
+    park_ms = 300;
+    int rc = setup(state);
+    park_ms = 0;
     return rc;
 }
 
@@ -379,6 +439,29 @@ static void test_tunnel(void **state) {
     cl_close(c);
 }
 
+/* Graders that block still run side by side: the pool wakes only a few
+ * workers for quick jobs, but a queue that stops moving wakes more. */
+static void test_slow_graders_spread(void **state) {
+    fixture *f = *state;
+    client *cs[BARRIER_N];
+    bar_count = 0;
+    for (int i = 0; i < BARRIER_N; i++) {
+        cs[i] = cl_open(f->port);
+        struct timeval tv = {30, 0};
+        setsockopt(cs[i]->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        rpc(cs[i], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks.start\",\"params\":{\"id\":\"barrier\"}}\n", "\"prompt\":\"p\"");
+    }
+    for (int i = 0; i < BARRIER_N; i++)
+        cl_send(cs[i], "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks.grade\",\"params\":{\"answer\":1}}\n");
+    for (int i = 0; i < BARRIER_N; i++) {
+        char *r = cl_line(cs[i]);
+        assert_non_null(r);
+        if (!strstr(r, "\"id\":2,\"result\":{\"score\":1.0}")) fail_msg("grader %d: %s", i, r);
+        free(r);
+        cl_close(cs[i]);
+    }
+}
+
 #define MANY 1200
 
 static void test_many(void **state) {
@@ -416,6 +499,353 @@ static void test_many(void **state) {
     free(cs);
 }
 
+/* ---------------------------------------------------------------- hooks */
+
+/* A port nobody listens on (bound, read, released): a fixed port lets the
+ * tests see whether the server had bound it yet. */
+static int free_port(void) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    socklen_t alen = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &alen);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* Whether something accepts connections on the port. */
+static bool port_open(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool yes = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return yes;
+}
+
+typedef struct hooks {
+    int port;
+    int fail;               /* the initialize hook's return code */
+    atomic_int inits, shutdowns;
+    atomic_bool bound_at_init, bound_at_shutdown;
+} hooks;
+
+static int on_init(rig_env *env, void *ud, rig_error *err) {
+    hooks *h = ud;
+    atomic_fetch_add(&h->inits, 1);
+    atomic_store(&h->bound_at_init, port_open(h->port));
+    if (h->fail) return rig_error_set(err, h->fail, "no database here");
+    rig_capability cap = {.name = "tools", .protocol = "mcp/2025-11-25",
+                          .url = "http://127.0.0.1:9/mcp", .params_json = "{\"transport\":\"streamable-http\"}"};
+    return rig_env_add_capability(env, &cap, err);
+}
+
+static int on_shutdown(rig_env *env, void *ud, rig_error *err) {
+    (void)env, (void)err;
+    hooks *h = ud;
+    atomic_store(&h->bound_at_shutdown, port_open(h->port));
+    atomic_fetch_add(&h->shutdowns, 1);
+    return 0;
+}
+
+static rig_env *hook_env(hooks *h) {
+    rig_error err;
+    rig_env *env = rig_env_new("hooked", NULL, &err);
+    assert_non_null(env);
+    rig_task_spec echo = {.id = "echo", .start = start_echo, .grade = grade_echo, .end = end_echo};
+    assert_int_equal(rig_env_add_task(env, &echo, &err), 0);
+    rig_env_on_initialize(env, on_init, h);
+    rig_env_on_shutdown(env, on_shutdown, h);
+    return env;
+}
+
+static void test_hooks(void **state) {
+    (void)state;
+    hooks h = {.port = free_port()};
+    rig_env *env = hook_env(&h);
+    rig_env_serve_opts o = {.port = h.port};
+    rig_env_server *srv = NULL;
+    rig_error err;
+    assert_int_equal(rig_env_server_start(env, &o, &srv, &err), 0);
+    assert_int_equal(rig_env_server_port(srv), h.port);
+    assert_int_equal(atomic_load(&h.inits), 1);
+    assert_false(atomic_load(&h.bound_at_init)); /* it ran before the bind */
+    client *c = cl_open(h.port);
+    rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}\n",
+        "\"env\":{\"name\":\"hooked\",\"version\":\"0.0.1\"},\"bindings\":[{\"name\":\"tools\","
+        "\"protocol\":\"mcp/2025-11-25\",\"url\":\"http://127.0.0.1:9/mcp\","
+        "\"params\":{\"transport\":\"streamable-http\"}}]");
+    cl_close(c);
+    assert_int_equal(atomic_load(&h.shutdowns), 0);
+    rig_env_server_stop(srv);
+    assert_int_equal(atomic_load(&h.shutdowns), 1); /* after the stop, once */
+    assert_false(atomic_load(&h.bound_at_shutdown));
+    rig_env_free(env);
+}
+
+static void test_init_fails(void **state) {
+    (void)state;
+    hooks h = {.port = free_port(), .fail = RIG_ENOENT};
+    rig_env *env = hook_env(&h);
+    rig_env_serve_opts o = {.port = h.port};
+    rig_env_server *srv = NULL;
+    rig_error err;
+    rig_error_clear(&err);
+    assert_int_equal(rig_env_server_start(env, &o, &srv, &err), RIG_ENOENT);
+    assert_null(srv);
+    assert_int_equal(err.code, RIG_ENOENT);
+    assert_non_null(strstr(err.message, "no database here"));
+    assert_false(port_open(h.port));
+    rig_error_clear(&err);
+    assert_int_equal(rig_env_serve(env, &o, NULL, NULL, &err), RIG_ENOENT);
+    assert_non_null(strstr(err.message, "no database here"));
+    assert_false(port_open(h.port));
+    assert_int_equal(atomic_load(&h.inits), 2);
+    assert_int_equal(atomic_load(&h.shutdowns), 0);
+    /* the env is not left marked as serving: it serves once the hook works */
+    h.fail = 0;
+    assert_int_equal(rig_env_server_start(env, &o, &srv, &err), 0);
+    rig_env_server_stop(srv);
+    rig_env_free(env);
+}
+
+typedef struct serve_arg {
+    rig_env *env;
+    rig_env_serve_opts opts;
+    atomic_int port;
+    int rc;
+    rig_error err;
+} serve_arg;
+
+static void on_ready(int port, void *ud) { atomic_store(&((serve_arg *)ud)->port, port); }
+
+static void *serve_thread(void *p) {
+    serve_arg *a = p;
+    a->rc = rig_env_serve(a->env, &a->opts, on_ready, a, &a->err);
+    return NULL;
+}
+
+static void test_serve_stop(void **state) {
+    (void)state;
+    hooks h = {.port = free_port()};
+    serve_arg a = {.env = hook_env(&h), .opts = {.port = h.port}, .rc = -999};
+    rig_env_stop(a.env); /* not serving: harmless */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, serve_thread, &a), 0);
+    for (int i = 0; i < 2000 && atomic_load(&a.port) == 0; i++) usleep(10 * 1000);
+    assert_int_equal(atomic_load(&a.port), h.port);
+    client *c = cl_open(h.port);
+    rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks.start\",\"params\":{\"id\":\"echo\",\"args\":{\"word\":\"s\"}}}\n",
+        "Say s");
+    rig_env_stop(a.env); /* from this thread, while a client holds a task */
+    pthread_join(t, NULL);
+    assert_int_equal(a.rc, 0);
+    assert_null(cl_line(c)); /* its connection was closed */
+    cl_close(c);
+    assert_int_equal(atomic_load(&h.shutdowns), 1);
+    assert_false(port_open(h.port));
+    rig_env_free(a.env);
+}
+
+/* ---------------------------------------------------------------- expiry */
+
+static bool try_hello(int port, const char *id, const char *want, client **keep) {
+    client *c = cl_open(port);
+    char line[160];
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"hello\",\"params\":{\"session_id\":\"%s\"}}\n", id);
+    cl_send(c, line);
+    char *r = cl_line(c);
+    assert_non_null(r);
+    bool yes = strstr(r, want) != NULL;
+    free(r);
+    if (keep) *keep = c;
+    else cl_close(c);
+    return yes;
+}
+
+/* Start task `word` on a fresh session, drop the socket (parking it), and
+ * return the session's id in id. */
+static void park_one(int port, const char *word, char id[16]) {
+    client *c = cl_open(port);
+    hello_id(c, id);
+    char line[200];
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks.start\",\"params\":{\"id\":\"echo\",\"args\":{\"word\":\"%s\"}}}\n", word);
+    rpc(c, line, "Say ");
+    cl_close(c);
+}
+
+/* Wait (up to 30 s: valgrind on a loaded machine) for word's task to end. */
+static bool wait_ended(const char *word) {
+    for (int i = 0; i < 3000; i++) {
+        if (has_ended(word)) return true;
+        usleep(10 * 1000);
+    }
+    return false;
+}
+
+static void test_park_expiry(void **state) {
+    fixture *f = *state; /* park_timeout_ms = 300 */
+    char a[16], b[16], cid[16], w[32];
+    /* a parked session is ended after the timeout, then is unknown */
+    park_one(f->port, "expA", a);
+    assert_true(wait_ended("expA"));
+    assert_true(try_hello(f->port, a, "unknown session", NULL));
+    /* a resumed one is out of expiry: resume b before its deadline (the
+     * machine may be too slow for that: then try again with a new one) */
+    client *live = NULL;
+    int tries = 0;
+    for (;;) {
+        snprintf(w, sizeof w, "expB%d", tries);
+        park_one(f->port, w, b);
+        if (try_hello(f->port, b, "\"session_id\":\"", &live)) break;
+        cl_close(live);
+        live = NULL;
+        assert_true(++tries < 10);
+    }
+    /* c, parked after b was resumed, expires: the sweep has passed b's
+     * deadline, yet b's task lives on */
+    park_one(f->port, "expC", cid);
+    assert_true(wait_ended("expC"));
+    assert_false(has_ended(w));
+    char line[128];
+    snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"%s\"}}\n", w);
+    rpc(live, line, "\"score\":1.0");
+    assert_true(wait_ended(w)); /* once the grade's job is freed, just after the reply */
+    cl_close(live);
+    /* many parked at once all go, and a bare grade then finds none */
+    for (int i = 0; i < 20; i++) {
+        snprintf(w, sizeof w, "expM%d", i);
+        park_one(f->port, w, b);
+    }
+    for (int i = 0; i < 20; i++) {
+        snprintf(w, sizeof w, "expM%d", i);
+        assert_true(wait_ended(w));
+    }
+    client *c = cl_open(f->port);
+    rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"x\"}}\n",
+        "no task in progress");
+    cl_close(c);
+}
+
+/* ---------------------------------------------------------------- back-pressure */
+
+#define BIG_TASKS 400
+#define BIG_REQUESTS 120
+
+static int setup_big(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    rig_error err;
+    f->env = rig_env_new("big", "1", &err);
+    char desc[1001];
+    memset(desc, 'd', 1000);
+    desc[1000] = 0;
+    for (int i = 0; i < BIG_TASKS; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "task-%04d", i);
+        rig_task_spec t = {.id = id, .description = desc,
+                           .args_schema = "{\"type\":\"object\",\"properties\":{\"word\":{\"type\":\"string\"},"
+                                          "\"n\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"word\"]}",
+                           .start = start_echo, .grade = grade_echo, .end = end_echo};
+        assert_int_equal(rig_env_add_task(f->env, &t, &err), 0);
+    }
+    rig_env_serve_opts o = {.grade_timeout_ms = deadline_ms};
+    assert_int_equal(rig_env_server_start(f->env, &o, &f->srv, &err), 0);
+    f->port = rig_env_server_port(f->srv);
+    *state = f;
+    return 0;
+}
+
+static long rss_kib(void) {
+    FILE *fp = fopen("/proc/self/status", "r");
+    if (!fp) return -1;
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1) break;
+    fclose(fp);
+    return kib;
+}
+
+/* The next line of any length (into *buf, grown as needed); its length, or
+ * -1 at EOF. */
+static long big_line(int fd, char **buf, size_t *cap, size_t *len, size_t *start) {
+    for (;;) {
+        char *nl = *len > *start ? memchr(*buf + *start, '\n', *len - *start) : NULL;
+        if (nl) {
+            long n = (long)(nl - (*buf + *start));
+            *nl = 0;
+            return n;
+        }
+        if (*start) {
+            memmove(*buf, *buf + *start, *len - *start);
+            *len -= *start;
+            *start = 0;
+        }
+        if (*cap - *len < 65536) {
+            *cap = *cap * 2 + 65536;
+            *buf = realloc(*buf, *cap);
+            assert_non_null(*buf);
+        }
+        ssize_t k = read(fd, *buf + *len, *cap - *len);
+        if (k <= 0) return -1;
+        *len += (size_t)k;
+    }
+}
+
+static void test_backpressure(void **state) {
+    fixture *f = *state;
+    client *c = cl_open(f->port);
+    struct timeval tv = {60, 0}; /* valgrind writes these replies slowly */
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    /* the size of one reply */
+    cl_send(c, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tasks.list\"}\n");
+    char *buf = NULL;
+    size_t cap = 0, len = 0, start = 0;
+    long one = big_line(c->fd, &buf, &cap, &len, &start);
+    assert_true(one > BIG_TASKS * 1000);
+    start += (size_t)one + 1;
+    long before = rss_kib();
+    /* pipeline requests whose replies add up to far more than the bound,
+     * and read none of them for a while */
+    char *reqs = malloc(BIG_REQUESTS * 64);
+    size_t rl = 0;
+    for (int i = 1; i <= BIG_REQUESTS; i++)
+        rl += (size_t)sprintf(reqs + rl, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tasks.list\"}\n", i);
+    cl_send(c, reqs);
+    free(reqs);
+    long peak = before;
+    for (int i = 0; i < 15; i++) { /* 1.5 s: long enough to write them all, unpaced */
+        usleep(100 * 1000);
+        long now = rss_kib();
+        if (now > peak) peak = now;
+    }
+    long unpaced_kib = (long)BIG_REQUESTS * one / 1024;
+    print_message("one reply %ld bytes; %d replies %ld MiB; RSS grew %ld KiB\n", one, BIG_REQUESTS,
+                  unpaced_kib / 1024, peak - before);
+    /* the 4 MiB queue, the reply being built, one copy in flight: well
+     * under the 53 MiB the replies would take */
+#ifndef __SANITIZE_THREAD__ /* TSan shadows each byte several times over: RSS says little */
+    assert_true(peak - before < 16 * 1024);
+#endif
+    assert_true(unpaced_kib > 48 * 1024);
+    /* now read: every reply arrives, whole and in order */
+    for (int i = 1; i <= BIG_REQUESTS; i++) {
+        long n = big_line(c->fd, &buf, &cap, &len, &start);
+        char head[64];
+        int hl = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"tasks\":[", i);
+        long want = one - 1 + (i >= 100 ? 3 : i >= 10 ? 2 : 1); /* reply 0's id had one digit */
+        if (n != want) fail_msg("reply %d: %ld bytes, wanted %ld", i, n, want);
+        if (memcmp(buf + start, head, (size_t)hl) != 0)
+            fail_msg("reply %d starts %.60s", i, buf + start);
+        start += (size_t)n + 1;
+    }
+    rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":\"end\",\"method\":\"tasks.cancel\"}\n", "\"id\":\"end\"");
+    free(buf);
+    cl_close(c);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
@@ -425,6 +855,12 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_hung_grader, setup_short, teardown),
         cmocka_unit_test_setup_teardown(test_tunnel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_graders_spread, setup, teardown),
+        cmocka_unit_test(test_hooks),
+        cmocka_unit_test(test_init_fails),
+        cmocka_unit_test(test_serve_stop),
+        cmocka_unit_test_setup_teardown(test_park_expiry, setup_park, teardown),
+        cmocka_unit_test_setup_teardown(test_backpressure, setup_big, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
