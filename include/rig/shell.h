@@ -43,6 +43,13 @@ typedef struct rig_shell_opts {
     int64_t timeout_ms;       /* a command's default timeout; 0: RIG_SHELL_TIMEOUT_MS */
     size_t output_cap;        /* 0: RIG_SHELL_OUTPUT_CAP */
     const char *temp_parent;  /* where the private directory is made; NULL: $TMPDIR or /tmp */
+    /* For untrusted agents (an environment's episodes): each session gets
+     * its own TMPDIR inside the private directory, commands may read only
+     * the system directories, their roots and that TMPDIR, may not open
+     * TCP connections or signal processes outside their sandbox (as far as
+     * the kernel's Landlock goes), and see only a few harmless environment
+     * variables (PATH, HOME, LANG, LC_*, TERM, TZ, USER, LOGNAME, SHELL). */
+    bool isolate;
 } rig_shell_opts;
 
 typedef struct rig_shell rig_shell;

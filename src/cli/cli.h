@@ -30,7 +30,8 @@ struct rig_roots;
 struct cli_opts {
     const char *cmd;             /* "serve", "call": for messages */
     struct rig_roots *roots;     /* borrowed; must outlive the toolset */
-    bool sandbox;                /* --sandbox on|off (default on): Landlock for the shell */
+    bool sandbox;                /* --sandbox on|strict|off (default on): Landlock for the shell */
+    bool isolate;                /* --sandbox strict: confined reads, no TCP, per-session TMPDIR */
     const char **allow_hosts;    /* --allow-host HOST, repeatable; NULL-ended; borrowed strings */
     size_t n_allow_hosts;
     const char *config;          /* --config FILE; NULL: $RIG_CONFIG, else the default file */

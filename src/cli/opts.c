@@ -60,11 +60,14 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, int *i)
     }
     if (strcmp(a, "--sandbox") == 0) {
         if (strcmp(val, "on") == 0)
-            o->sandbox = true;
+            o->sandbox = true, o->isolate = false;
+        else if (strcmp(val, "strict") == 0)
+            o->sandbox = true, o->isolate = true;
         else if (strcmp(val, "off") == 0)
-            o->sandbox = false;
+            o->sandbox = false, o->isolate = false;
         else {
-            fprintf(stderr, "rig %s: --sandbox takes on or off (got '%s')\n", o->cmd, val);
+            fprintf(stderr, "rig %s: --sandbox takes on, strict or off (got '%s')\n", o->cmd,
+                    val);
             return -1;
         }
         (*i)++;
@@ -204,7 +207,7 @@ int cli_toolset_new(struct cli_opts *o, rig_toolset **out)
     }
     if (add_web_tools(o, ts) != 0)
         goto fail;
-    rig_shell_opts so = {.no_sandbox = !o->sandbox};
+    rig_shell_opts so = {.no_sandbox = !o->sandbox, .isolate = o->isolate};
     if (!o->shell && !(o->shell = rig_shell_new(o->roots, &so, &err))) {
         fprintf(stderr, "rig: %s\n", err.message);
         goto fail;

@@ -52,7 +52,10 @@
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH 1
 
+#define LL_FS_EXECUTE (1ULL << 0)
 #define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
 #define LL_FS_REMOVE_DIR (1ULL << 4)
 #define LL_FS_REMOVE_FILE (1ULL << 5)
 #define LL_FS_MAKE_CHAR (1ULL << 6)
@@ -65,6 +68,11 @@
 #define LL_FS_REFER (1ULL << 13)    /* ABI 2 */
 #define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_FS_READ (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR)
+#define LL_NET_BIND_TCP (1ULL << 0)     /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1)  /* ABI 4 */
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
 
 #ifdef LANDLOCK_ACCESS_FS_MAKE_SYM
 _Static_assert(LANDLOCK_ACCESS_FS_WRITE_FILE == LL_FS_WRITE_FILE &&
@@ -83,12 +91,24 @@ _Static_assert(LANDLOCK_ACCESS_FS_TRUNCATE == LL_FS_TRUNCATE, "TRUNCATE");
 _Static_assert(LANDLOCK_ACCESS_FS_IOCTL_DEV == LL_FS_IOCTL_DEV, "IOCTL_DEV");
 #endif
 
-/* ABI 1's struct: handled_access_fs alone. Later fields (handled_access_net,
- * scoped) are left out on purpose, so nothing but the file system is
- * restricted on any kernel. */
+/* The ruleset attribute as ABI 6 has it. The size passed says how much of
+ * it the kernel reads: ABI 1's handled_access_fs alone for the write
+ * sandbox (so nothing but the file system is restricted on any kernel),
+ * more only for an isolated domain on a kernel that knows the fields. */
 struct ll_ruleset_attr {
     uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
 };
+#define LL_ATTR_SIZE_V1 8
+#define LL_ATTR_SIZE_V4 16
+#define LL_ATTR_SIZE_V6 24
+
+/* What an isolated command may read (and execute): the system, not the
+ * rest of the machine. /run (daemons' sockets), /home, /root, /srv, /var,
+ * /mnt and /tmp are left out; a missing one is skipped. */
+static const char *const system_dirs[] = {"/usr",  "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                                          "/libx32", "/etc", "/opt", "/dev", "/proc", "/sys"};
 
 struct ll_path_beneath_attr {
     uint64_t allowed_access;
@@ -162,6 +182,28 @@ static int open_dir(const char *path, char *why, size_t cap) {
 
 int rig__landlock_prepare(const char *const *write_dirs, size_t n, int *ruleset_fd, char *why,
                           size_t cap) {
+    return rig__landlock_prepare_ex(write_dirs, n, false, ruleset_fd, why, cap);
+}
+
+/* Grants reading and executing beneath the system directories. */
+static int allow_system(int rs, char *why, size_t cap) {
+    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++) {
+        int fd = open(system_dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (add_rule(rs, fd, LL_FS_READ) != 0) {
+            snprintf(why, cap, "landlock: cannot allow reads beneath %s: %s", system_dirs[i],
+                     strerror(errno));
+            close(fd);
+            return -1;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+int rig__landlock_prepare_ex(const char *const *write_dirs, size_t n, bool isolate,
+                             int *ruleset_fd, char *why, size_t cap) {
     *ruleset_fd = -1;
     if (cap)
         why[0] = '\0';
@@ -184,7 +226,19 @@ int rig__landlock_prepare(const char *const *write_dirs, size_t n, int *ruleset_
     } else {
         handled = handled_for((int)abi);
         struct ll_ruleset_attr attr = {.handled_access_fs = handled};
-        rs = (int)ll_create_ruleset(&attr, sizeof attr, 0);
+        size_t size = LL_ATTR_SIZE_V1;
+        if (isolate) {
+            attr.handled_access_fs |= LL_FS_READ;
+            if (abi >= 4) {
+                attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+                size = LL_ATTR_SIZE_V4;
+            }
+            if (abi >= 6) {
+                attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+                size = LL_ATTR_SIZE_V6;
+            }
+        }
+        rs = (int)ll_create_ruleset(&attr, size, 0);
         if (rs < 0) {
             snprintf(why, cap, "landlock: cannot create a ruleset (ABI %ld): %s", abi,
                      strerror(errno));
@@ -202,7 +256,7 @@ int rig__landlock_prepare(const char *const *write_dirs, size_t n, int *ruleset_
         int fd = open_dir(write_dirs[i], why, cap);
         if (fd < 0)
             goto fail;
-        if (rs >= 0 && add_rule(rs, fd, handled) != 0) {
+        if (rs >= 0 && add_rule(rs, fd, handled | (isolate ? LL_FS_READ : 0)) != 0) {
             snprintf(why, cap, "landlock: cannot allow writes beneath %s: %s", write_dirs[i],
                      strerror(errno));
             close(fd);
@@ -219,6 +273,8 @@ int rig__landlock_prepare(const char *const *write_dirs, size_t n, int *ruleset_
         return RIG_LANDLOCK_ABSENT;
     }
     if (allow_sinks(rs, handled, why, cap) != 0)
+        goto fail;
+    if (isolate && allow_system(rs, why, cap) != 0)
         goto fail;
     *ruleset_fd = rs;
     return 0;

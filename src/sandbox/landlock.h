@@ -39,6 +39,7 @@
 #ifndef RIG_SANDBOX_LANDLOCK_H
 #define RIG_SANDBOX_LANDLOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/compiler.h"
@@ -63,6 +64,18 @@ RIG_INTERNAL int rig__landlock_abi(void);
  * Not for the child of fork: it opens descriptors and formats text. */
 RIG_INTERNAL int rig__landlock_prepare(const char *const *write_dirs, size_t n,
                                        int *ruleset_fd, char *why, size_t cap);
+
+/* prepare, or with `isolate` a narrower domain for commands an untrusted
+ * agent runs in an environment's episode: besides the writes above, reads
+ * and execution are allowed only beneath the system directories (/usr,
+ * /bin, /sbin, /lib*, /etc, /opt, /dev, /proc, /sys) and the write
+ * directories — not other users' files, other episodes' workspaces or the
+ * taskset with its answers; with ABI 4, no TCP connect or bind at all (the
+ * control channel and other local services are out of reach); with ABI 6,
+ * no signals to processes outside the domain and no abstract unix sockets
+ * outside it. An older kernel enforces what it knows. */
+RIG_INTERNAL int rig__landlock_prepare_ex(const char *const *write_dirs, size_t n, bool isolate,
+                                          int *ruleset_fd, char *why, size_t cap);
 
 /* Confines the calling process (and so every process it later execs or
  * forks) to the ruleset: sets no_new_privs (set-user-ID programs such as

@@ -14,6 +14,7 @@
  * as fields. A call fails (isError) when a command fails, unless
  * ignore_errors says failures are expected. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -86,6 +87,7 @@ rig_shell *rig_shell_new(rig_roots *roots, const rig_shell_opts *o, rig_error *e
     atomic_init(&sh->refs, 1);
     sh->roots = roots;
     sh->no_sandbox = o->no_sandbox;
+    sh->isolate = o->isolate;
     sh->landlock_abi = o->no_sandbox ? 0 : rig__landlock_abi();
     sh->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : RIG_SHELL_TIMEOUT_MS;
     sh->output_cap = o->output_cap ? o->output_cap : RIG_SHELL_OUTPUT_CAP;
@@ -170,16 +172,55 @@ const char *rig_shell_temp_dir(const rig_shell *sh)
     return d;
 }
 
+/* An isolated session's TMPDIR: "<temp_dir>/s-<session>", the key made
+ * safe for a file name. NULL when out of memory. */
+static char *session_tmp(const rig_shell *sh, const char *session)
+{
+    char name[80];
+    size_t k = 0;
+    name[k++] = 's';
+    name[k++] = '-';
+    for (const char *p = session ? session : ""; *p && k < sizeof name - 1; p++)
+        name[k++] = (isalnum((unsigned char)*p) || *p == '-') ? *p : '_';
+    name[k] = '\0';
+    char *out = NULL;
+    if (asprintf(&out, "%s/%s", sh->temp_dir, name) < 0)
+        return NULL;
+    return out;
+}
+
 void rig_shell_end_session(rig_shell *sh, const char *session)
 {
-    if (sh && session)
-        rig__jobs_end_session(sh->jobs, session);
+    if (!sh || !session)
+        return;
+    rig__jobs_end_session(sh->jobs, session);
+    pthread_mutex_lock(&sh->temp_mu);
+    bool made = sh->temp_dir != NULL;
+    pthread_mutex_unlock(&sh->temp_mu);
+    if (sh->isolate && made) {
+        char *tmp = session_tmp(sh, session);
+        if (tmp)
+            nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(tmp);
+    }
+}
+
+/* Variables an isolated command keeps: what programs need to run, nothing
+ * that could carry the server's secrets (API keys, tokens). */
+static bool harmless_var(const char *e)
+{
+    static const char *const keep[] = {"PATH=", "HOME=", "LANG=", "LC_", "TERM=", "TZ=",
+                                       "USER=", "LOGNAME=", "SHELL="};
+    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
+        if (strncmp(e, keep[i], strlen(keep[i])) == 0)
+            return true;
+    return false;
 }
 
 /* ---- one command's setup -------------------------------------------------- */
 
 /* environ with TMPDIR replaced: a new array, its strings borrowed. */
-static char **env_with_tmpdir(const rig_shell *sh)
+static char **env_with_tmpdir(const rig_shell *sh, const char *tmpdir_env)
 {
     size_t n = 0;
     for (char **e = environ; e && *e; e++)
@@ -189,9 +230,9 @@ static char **env_with_tmpdir(const rig_shell *sh)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "TMPDIR=", 7) != 0)
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0 && (!sh->isolate || harmless_var(environ[i])))
             env[k++] = environ[i];
-    env[k++] = sh->tmpdir_env;
+    env[k++] = tmpdir_env ? (char *)tmpdir_env : sh->tmpdir_env;
     env[k] = NULL;
     return env;
 }
@@ -221,7 +262,19 @@ int rig__shell_setup(rig_shell *sh, rig_call *call, const char *work_dir, rig__c
     } else {
         s->cwd = strdup(dir);
     }
-    s->envp = env_with_tmpdir(sh);
+    if (sh->isolate) {
+        s->tmp = session_tmp(sh, rig_call_session(call));
+        if (!s->tmp || asprintf(&s->tmpdir_env, "TMPDIR=%s", s->tmp) < 0) {
+            s->tmpdir_env = NULL;
+            snprintf(why, cap, "out of memory");
+            goto out;
+        }
+        if (mkdir(s->tmp, 0700) != 0 && errno != EEXIST) {
+            snprintf(why, cap, "cannot make the session's TMPDIR %s: %s", s->tmp, strerror(errno));
+            goto out;
+        }
+    }
+    s->envp = env_with_tmpdir(sh, s->tmpdir_env);
     if (!s->cwd || !s->envp) {
         snprintf(why, cap, "out of memory");
         goto out;
@@ -235,9 +288,10 @@ int rig__shell_setup(rig_shell *sh, rig_call *call, const char *work_dir, rig__c
         }
         for (size_t i = 0; i < nr; i++)
             dirs[i] = rig_roots_path(view, i);
-        dirs[nr] = sh->temp_dir;
+        dirs[nr] = s->tmp ? s->tmp : sh->temp_dir;
         char lwhy[512];
-        int lr = rig__landlock_prepare(dirs, nr + 1, &s->landlock_fd, lwhy, sizeof lwhy);
+        int lr = rig__landlock_prepare_ex(dirs, nr + 1, sh->isolate, &s->landlock_fd, lwhy,
+                                          sizeof lwhy);
         free(dirs);
         if (lr == RIG_LANDLOCK_ABSENT) {
             s->unconfined = true;
@@ -261,6 +315,8 @@ void rig__shell_setup_done(rig__cmd_setup *s)
     rig__landlock_release(s->landlock_fd);
     free(s->cwd);
     free(s->envp);
+    free(s->tmp);
+    free(s->tmpdir_env);
     *s = (rig__cmd_setup){.cwd_fd = -1, .landlock_fd = -1};
 }
 
@@ -316,7 +372,7 @@ static void run_one(batch *b, command *c)
         .stdin_len = c->stdin_len,
         .timeout_ms = c->timeout_ms,
         .cap = b->cap,
-        .spill_dir = b->sh->temp_dir,
+        .spill_dir = s.tmp ? s.tmp : b->sh->temp_dir,
         .landlock_fd = s.landlock_fd,
         .cancelled = call_cancelled,
         .cancel_ud = b->call,

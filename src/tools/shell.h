@@ -19,6 +19,7 @@ struct rig_shell {
     atomic_int refs;
     rig_roots *roots;          /* the base roots; a call uses its session's view */
     bool no_sandbox;
+    bool isolate;              /* per-session TMPDIR, confined reads, no TCP, scrubbed env */
     int landlock_abi;          /* 0: the kernel has none */
     int64_t timeout_ms;
     size_t output_cap;
@@ -40,6 +41,8 @@ typedef struct rig__cmd_setup {
     char **envp;               /* the process's environment with TMPDIR replaced */
     int landlock_fd;           /* a ruleset, or -1 when unconfined */
     bool unconfined;           /* the sandbox was wanted but the kernel has no Landlock */
+    char *tmp;                 /* isolated: the session's own TMPDIR (else NULL: temp_dir) */
+    char *tmpdir_env;          /* isolated: "TMPDIR=<tmp>", which envp borrows */
 } rig__cmd_setup;
 
 /* Sets up a command of the call `call` in `work_dir` (NULL or "": the

@@ -22,20 +22,29 @@
 
 static rig_shell *sh;
 
-static int make_shell(bool no_sandbox) {
+static int make_shell_with(bool no_sandbox, bool isolate) {
     rig_error err;
-    rig_shell_opts o = {.no_sandbox = no_sandbox};
+    rig_shell_opts o = {.no_sandbox = no_sandbox, .isolate = isolate};
     sh = rig_shell_new(roots, &o, &err);
     if (!sh || rig_shell_tools_add(ts, sh, &err) != RIG_OK)
         return -1;
     return 0;
 }
 
+static int make_shell(bool no_sandbox) { return make_shell_with(no_sandbox, false); }
+
 static int setup(void **state) {
     (void)state;
     if (fs_setup("shell", "secret.txt", "secret\n"))
         return -1;
     return make_shell(false);
+}
+
+static int setup_isolated(void **state) {
+    (void)state;
+    if (fs_setup("shell", "secret.txt", "secret\n"))
+        return -1;
+    return make_shell_with(false, true);
 }
 
 static int setup_unsandboxed(void **state) {
@@ -385,6 +394,63 @@ static void test_sandbox_confines_writes(void **state) {
     assert_true(rig_shell_sandboxed(sh, NULL, 0));
 }
 
+/* isolate: reads confined to the system and the roots, no TCP, no signals
+ * out, a TMPDIR per session, and no secrets in the environment. */
+static void test_sandbox_isolated(void **state) {
+    (void)state;
+    if (rig__landlock_abi() < 6) {
+        printf("# this kernel (or valgrind) has no Landlock ABI 6: checking the warning instead\n");
+        if (rig__landlock_abi() <= 0)
+            check_unconfined_warning();
+        else
+            assert_true(rig_shell_sandboxed(sh, NULL, 0));
+        return;
+    }
+    setenv("RIG_TEST_SECRET_KEY", "hunter2", 1);
+    char args[2048];
+    snprintf(args, sizeof args,
+             "{\"ignore_errors\":true,\"command\":[\"cat %s\",\"ls %s\",\"cat /etc/hostname "
+             "/dev/null >/dev/null && echo sys-ok\",\"echo in > inside.txt && cat inside.txt\","
+             "\"env\",\"echo $TMPDIR\",\"kill -0 %d\","
+             "\"/usr/bin/python3 -c 'import socket; "
+             "socket.create_connection((\\\"127.0.0.1\\\", 9))' 2>&1 | tail -1\"]}",
+             fs_secret, outside, (int)getpid());
+    rig_result *r = shell("iso-a", args);
+    rig_json_doc *d = structured_of(r);
+    assert_int_not_equal(int_at(d, "/results/0/exit_code"), 0);
+    assert_contains(str_at(d, "/results/0/stderr"), "Permission denied");
+    assert_int_not_equal(int_at(d, "/results/1/exit_code"), 0);
+    assert_string_equal(str_at(d, "/results/2/stdout"), "sys-ok\n");
+    assert_string_equal(str_at(d, "/results/3/stdout"), "in\n");
+    const char *env = str_at(d, "/results/4/stdout");
+    assert_null(strstr(env, "RIG_TEST_SECRET_KEY"));
+    assert_contains(env, "PATH=");
+    char tmp_a[1100];
+    snprintf(tmp_a, sizeof tmp_a, "%s", str_at(d, "/results/5/stdout"));
+    assert_contains(tmp_a, "/s-iso-a");
+    assert_int_not_equal(int_at(d, "/results/6/exit_code"), 0); /* no signal to rig */
+    assert_contains(str_at(d, "/results/7/stdout"), "PermissionError");
+    rig_json_doc_free(d);
+    rig_result_free(r);
+    /* another session: another TMPDIR, and it cannot read the first's */
+    tmp_a[strcspn(tmp_a, "\n")] = '\0';
+    char args2[1400];
+    snprintf(args2, sizeof args2,
+             "{\"ignore_errors\":true,\"command\":[\"echo $TMPDIR\",\"ls %s\"]}", tmp_a);
+    r = shell("iso-b", args2);
+    d = structured_of(r);
+    assert_contains(str_at(d, "/results/0/stdout"), "/s-iso-b");
+    assert_int_not_equal(int_at(d, "/results/1/exit_code"), 0);
+    rig_json_doc_free(d);
+    rig_result_free(r);
+    /* the session's end removes its TMPDIR */
+    assert_int_equal(access(tmp_a, F_OK), 0);
+    rig_shell_end_session(sh, "iso-a");
+    assert_int_equal(access(tmp_a, F_OK), -1);
+    unsetenv("RIG_TEST_SECRET_KEY");
+    assert_secret_intact();
+}
+
 static void test_sandbox_off(void **state) {
     (void)state;
     char args[512];
@@ -596,6 +662,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_confines_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandbox_off, setup_unsandboxed, teardown),
+        cmocka_unit_test_setup_teardown(test_sandbox_isolated, setup_isolated, teardown),
         cmocka_unit_test_setup_teardown(test_job_output_and_block, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_tail_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_stop, setup, teardown),
