@@ -49,8 +49,15 @@ static void usage(FILE *out)
             "                        long for its client to come back (3600)\n"
             "  --max-sessions N      sessions holding a task at once (16384)\n"
             "  --timeout SECS        stop any tool call after SECS seconds (default 300)\n"
-            "  --sandbox on|off      shell commands and command graders may write only in\n"
-            "                        the episode's workspace and $TMPDIR (default on)\n"
+            "  --sandbox strict|on|off\n"
+            "                        strict (the default): the agent's shell commands may\n"
+            "                        write only in the episode's workspace and a TMPDIR\n"
+            "                        of their own, read only there and in the system\n"
+            "                        directories (/usr, /etc, ...), open no TCP connection\n"
+            "                        and see no secrets in their environment; on: they may\n"
+            "                        read anything and use the network; off: no sandbox.\n"
+            "                        Command graders may write only in the workspace and\n"
+            "                        a private $TMPDIR unless off\n"
             "  --allow-host, --config, --policy, --allowlist, --plans-dir\n"
             "                        as for rig serve (rig serve --help)\n"
             "\n"
@@ -202,6 +209,7 @@ int cli_env(int argc, char **argv)
     int status = CLI_USAGE;
     struct cli_opts copts;
     cli_opts_init(&copts, check ? "env check" : "env serve");
+    copts.isolate = true; /* the agent is not trusted: --sandbox strict unless told */
     rig_env *env = NULL;
     void *plugin = NULL;
     rig_roots *roots = NULL;

@@ -8,16 +8,23 @@
  * (rig_mcp_http_opts.authorize, on its thread): at a session's initialize
  * we give that session the episode's workspace as its only root and note
  * the session in the row; later requests are admitted while the row
- * exists. The episode's end (on the control channel's thread) removes the
- * row first — from then on its token opens nothing — then drops the roots
- * of the sessions it opened, and removes the workspace. */
+ * exists. When grading begins the row is removed — from then on the token
+ * opens nothing, the sessions it opened lose their roots and their
+ * background jobs, and the agent can no longer change what is graded. The
+ * episode's end (on the control channel's thread, which must not block)
+ * removes the row if grading did not, and hands the rest — ending those
+ * sessions, which may wait out a kill grace, and removing the workspace,
+ * which may hold many files — to a cleanup thread that shutdown drains.
+ *
+ * Workspaces are named by 64 random bits, not by session, so an agent that
+ * could list the work directory (it cannot, under --sandbox strict) still
+ * would not learn another client's session id. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +41,7 @@
 #define TOKEN_HEX 32
 #define EPISODE_BUCKETS 4096u /* power of two; 10,000 episodes: chains of ~2 */
 #define TASKSET_MAX_BYTES ((size_t)64 << 20)
+#define EPISODE_MAX_SESSIONS 64 /* MCP sessions one token may open */
 
 typedef struct ts_task {
     char *prompt;          /* template */
@@ -43,11 +51,12 @@ typedef struct ts_task {
 
 typedef struct episode episode;
 struct episode {
-    episode *next;         /* bucket chain */
+    episode *next;         /* bucket chain; then the cleanup queue */
     char token[TOKEN_HEX + 1];
     char *dir;             /* the workspace copy, or NULL */
-    char **sessions;       /* MCP sessions the token opened */
+    char **sessions;       /* MCP sessions the token opened (under ts->mu) */
     size_t nsessions;
+    bool listed;           /* in the token table (under ts->mu) */
 };
 
 typedef struct taskset {
@@ -59,9 +68,12 @@ typedef struct taskset {
     bool has_workspaces;
     rig_mcp_http *http;
     char *tools_url;       /* set by the initialize hook, read-only after */
-    pthread_mutex_t mu;    /* the episode table */
+    pthread_mutex_t mu;    /* the episode table, the cleanup queue */
     episode *buckets[EPISODE_BUCKETS];
-    atomic_uint_fast64_t next_episode;
+    pthread_cond_t cleanup_cv;
+    episode *cleanup_head, *cleanup_tail;
+    bool cleanup_started, cleanup_stop;
+    pthread_t cleanup_thread;
 } taskset;
 
 /* ---------------------------------------------------------------- episodes */
@@ -89,6 +101,8 @@ static bool authorize(const char *token, size_t len, const char *session, bool i
     pthread_mutex_lock(&ts->mu);
     episode *ep = *episode_slot(ts, token, len);
     bool ok = ep && ep->dir;
+    if (ok && initialize && ep->nsessions >= EPISODE_MAX_SESSIONS)
+        ok = false; /* one token must not fill the server's session table */
     if (ok && initialize) {
         char **grown = realloc(ep->sessions, (ep->nsessions + 1) * sizeof *grown);
         char *copy = strdup(session);
@@ -135,9 +149,15 @@ static episode *episode_start(taskset *ts, const ts_task *t, const rig_task_ctx 
     }
     for (size_t i = 0; i < sizeof rnd; i++)
         snprintf(ep->token + 2 * i, 3, "%02x", rnd[i]);
-    uint64_t n = atomic_fetch_add(&ts->next_episode, 1) + 1;
-    if (asprintf(&ep->dir, "%s/%s-%llu", ts->work_dir, rig_task_ctx_session(ctx),
-                 (unsigned long long)n) < 0) {
+    (void)ctx;
+    unsigned char name[8];
+    if (getrandom(name, sizeof name, 0) != (ssize_t)sizeof name) {
+        free(ep);
+        rig_error_set(err, RIG_ENOMEM, "cannot name the episode's workspace");
+        return NULL;
+    }
+    if (asprintf(&ep->dir, "%s/ep-%02x%02x%02x%02x%02x%02x%02x%02x", ts->work_dir, name[0],
+                 name[1], name[2], name[3], name[4], name[5], name[6], name[7]) < 0) {
         ep->dir = NULL;
         free(ep);
         rig_error_set(err, RIG_ENOMEM, "out of memory");
@@ -152,27 +172,121 @@ static episode *episode_start(taskset *ts, const ts_task *t, const rig_task_ctx 
     pthread_mutex_lock(&ts->mu);
     episode **slot = episode_slot(ts, ep->token, TOKEN_HEX);
     *slot = ep; /* 128 random bits: a collision is not a case to handle */
+    ep->listed = true;
     pthread_mutex_unlock(&ts->mu);
     return ep;
 }
 
-static void episode_end(taskset *ts, episode *ep) {
+/* Take the episode's token out of the table and its sessions out of the
+ * episode. Returns the sessions (the caller ends and frees them). */
+static char **episode_unlist(taskset *ts, episode *ep, size_t *n) {
     pthread_mutex_lock(&ts->mu);
-    episode **pp = episode_slot(ts, ep->token, TOKEN_HEX);
-    if (*pp == ep)
-        *pp = ep->next;
-    pthread_mutex_unlock(&ts->mu);
-    /* The row is gone: no new request gets in with its token. */
-    for (size_t i = 0; i < ep->nsessions; i++) {
-        if (ts->o.roots)
-            rig_roots_drop_session(ts->o.roots, ep->sessions[i]);
-        if (ts->o.on_tools_session_end)
-            ts->o.on_tools_session_end(ep->sessions[i], ts->o.ud);
+    if (ep->listed) {
+        episode **pp = episode_slot(ts, ep->token, TOKEN_HEX);
+        if (*pp == ep)
+            *pp = ep->next;
+        ep->next = NULL;
+        ep->listed = false;
     }
-    char why[RIG_ERROR_MESSAGE_MAX];
-    if (ep->dir && rig__tree_remove(ep->dir, why, sizeof why) != 0)
-        fprintf(stderr, "rig env: %s\n", why);
-    episode_free(ep);
+    char **sessions = ep->sessions;
+    *n = ep->nsessions;
+    ep->sessions = NULL;
+    ep->nsessions = 0;
+    pthread_mutex_unlock(&ts->mu);
+    return sessions;
+}
+
+/* The sessions a token opened lose their workspace: roots, then whatever
+ * else the host keeps for them (background jobs; may wait a kill grace). */
+static void end_sessions(taskset *ts, char **sessions, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (ts->o.roots)
+            rig_roots_drop_session(ts->o.roots, sessions[i]);
+        if (ts->o.on_tools_session_end)
+            ts->o.on_tools_session_end(sessions[i], ts->o.ud);
+        free(sessions[i]);
+    }
+    free(sessions);
+}
+
+/* Grading begins: the agent's access ends, so what is graded stays put. */
+static void episode_revoke(taskset *ts, episode *ep) {
+    size_t n;
+    char **sessions = episode_unlist(ts, ep, &n);
+    end_sessions(ts, sessions, n);
+}
+
+static void *cleanup_main(void *arg) {
+    taskset *ts = arg;
+    pthread_mutex_lock(&ts->mu);
+    for (;;) {
+        while (!ts->cleanup_head && !ts->cleanup_stop)
+            pthread_cond_wait(&ts->cleanup_cv, &ts->mu);
+        episode *ep = ts->cleanup_head;
+        if (!ep)
+            break; /* stopping, and the queue is drained */
+        ts->cleanup_head = ep->next;
+        if (!ts->cleanup_head)
+            ts->cleanup_tail = NULL;
+        pthread_mutex_unlock(&ts->mu);
+        episode_revoke(ts, ep);
+        char why[RIG_ERROR_MESSAGE_MAX];
+        if (ep->dir && rig__tree_remove(ep->dir, why, sizeof why) != 0)
+            fprintf(stderr, "rig env: %s\n", why);
+        episode_free(ep);
+        pthread_mutex_lock(&ts->mu);
+    }
+    pthread_mutex_unlock(&ts->mu);
+    return NULL;
+}
+
+/* Wait until every ended episode is cleaned up, and stop the thread. */
+static void cleanup_drain(taskset *ts) {
+    pthread_mutex_lock(&ts->mu);
+    bool started = ts->cleanup_started;
+    ts->cleanup_stop = true;
+    pthread_cond_signal(&ts->cleanup_cv);
+    pthread_mutex_unlock(&ts->mu);
+    if (started)
+        pthread_join(ts->cleanup_thread, NULL);
+    pthread_mutex_lock(&ts->mu);
+    ts->cleanup_started = ts->cleanup_stop = false;
+    episode *left = ts->cleanup_head; /* only if the thread never started */
+    ts->cleanup_head = ts->cleanup_tail = NULL;
+    pthread_mutex_unlock(&ts->mu);
+    while (left) {
+        episode *ep = left;
+        left = ep->next;
+        episode_revoke(ts, ep);
+        char why[RIG_ERROR_MESSAGE_MAX];
+        if (ep->dir && rig__tree_remove(ep->dir, why, sizeof why) != 0)
+            fprintf(stderr, "rig env: %s\n", why);
+        episode_free(ep);
+    }
+}
+
+/* The episode is over (on the loop thread): its token stops at once, the
+ * rest goes to the cleanup thread. */
+static void episode_end(taskset *ts, episode *ep) {
+    size_t n;
+    char **sessions = episode_unlist(ts, ep, &n);
+    pthread_mutex_lock(&ts->mu);
+    ep->sessions = sessions; /* ended by the cleanup thread */
+    ep->nsessions = n;
+    ep->next = NULL;
+    if (ts->cleanup_tail)
+        ts->cleanup_tail->next = ep;
+    else
+        ts->cleanup_head = ep;
+    ts->cleanup_tail = ep;
+    if (!ts->cleanup_started &&
+        pthread_create(&ts->cleanup_thread, NULL, cleanup_main, ts) == 0)
+        ts->cleanup_started = true;
+    pthread_cond_signal(&ts->cleanup_cv);
+    bool threaded = ts->cleanup_started;
+    pthread_mutex_unlock(&ts->mu);
+    if (!threaded)
+        cleanup_drain(ts); /* no thread to be had: do it here rather than never */
 }
 
 static void write_bindings(rig_json_writer *w, const taskset *ts, const episode *ep) {
@@ -243,7 +357,9 @@ static char *ts_start(rig_task_ctx *ctx, rig_json_val args, rig_error *err) {
 static int ts_grade(rig_task_ctx *ctx, const rig_answer *answer, rig_grade *out, rig_error *err) {
     const taskset *ts = rig_task_ctx_ud(ctx);
     const ts_task *t = task_of(ctx);
-    const episode *ep = rig_task_ctx_state(ctx);
+    episode *ep = rig_task_ctx_state(ctx);
+    if (ep)
+        episode_revoke(rig_task_ctx_ud(ctx), ep);
     if (rig__grader_run(t->grader, answer, rig_task_ctx_args(ctx), ep ? ep->dir : NULL, 0,
                         !ts->o.no_sandbox, out) !=
         0)
@@ -284,6 +400,7 @@ static int ts_init(rig_env *env, void *ud, rig_error *err) {
 static int ts_shutdown(rig_env *env, void *ud, rig_error *err) {
     (void)env, (void)err;
     taskset *ts = ud;
+    cleanup_drain(ts); /* every task has ended: their workspaces go now */
     rig_mcp_http_stop(ts->http);
     ts->http = NULL;
     free(ts->tools_url);
@@ -295,6 +412,7 @@ static void taskset_free(void *p) {
     taskset *ts = p;
     if (!ts)
         return;
+    cleanup_drain(ts);
     rig_mcp_http_stop(ts->http);
     for (size_t i = 0; i < ts->ntasks; i++) {
         free(ts->tasks[i].prompt);
@@ -310,6 +428,7 @@ static void taskset_free(void *p) {
     free(ts->tools_url);
     free(ts->work_dir);
     free(ts->tools_host);
+    pthread_cond_destroy(&ts->cleanup_cv);
     pthread_mutex_destroy(&ts->mu);
     free(ts);
 }
@@ -347,6 +466,11 @@ static char *opt_string(rig_json_val obj, const char *key, bool *ok) {
     char *s = malloc(n + 1);
     if (s)
         rig_json_str_copy(v, s, n + 1, NULL);
+    if (s && memchr(s, '\0', n)) { /* "\u0000" would cut the name short unseen */
+        free(s);
+        *ok = false;
+        return NULL;
+    }
     return s;
 }
 
@@ -453,10 +577,11 @@ static int load_task(loader *L, taskset *ts, rig_json_val tj, size_t i) {
     char *ws_rel = opt_string(tj, "workspace", &ok);
     char *args = NULL, *input = NULL, *returns = NULL, *ws = NULL;
     rig__grader *g = NULL;
-    if (!ok || !id || !*id || !prompt) {
+    if (!ok || !id || !*id || !prompt || (ws_rel && !*ws_rel)) {
         bad(L, RIG_EINVAL,
             "tasks[%zu]: 'id' and 'prompt' are required strings ('description' and "
-            "'workspace' are strings too)",
+            "'workspace' are strings too; none may hold \\u0000, and 'id' and "
+            "'workspace' may not be empty)",
             i);
         goto out;
     }
@@ -559,6 +684,7 @@ static rig_env *load(loader *L, const char *json, size_t len, const rig_taskset_
         goto fail;
     }
     pthread_mutex_init(&ts->mu, NULL);
+    pthread_cond_init(&ts->cleanup_cv, NULL);
     ts->env = env;
     rig__env_set_owner(env, ts, taskset_free);
     if (opts)

@@ -25,7 +25,12 @@ typedef struct walk {
     char *why;
     size_t cap;
     size_t entries;
+    int top_fd;      /* removal: the directory being removed */
+    unsigned long moved; /* removal: subtrees moved up to top_fd this round */
+    unsigned long serial; /* removal: names them, never reused */
 } walk;
+
+#define REMOVE_DEPTH 64 /* deeper subtrees are moved up and removed in a later round */
 
 static int fail(walk *w, const char *fmt, ...) {
     va_list ap;
@@ -176,11 +181,22 @@ int rig__tree_copy(const char *src, const char *dst, char *why, size_t cap) {
 }
 
 /* Open directory `name` in `parent` for removal, making it readable and
- * writable first if the agent took that away. */
+ * writable first if the agent took that away. The mode is changed through
+ * an O_PATH descriptor of the directory itself (chmod of its /proc/self/fd
+ * link), never by name: an agent that swaps the directory for a symlink
+ * between two calls cannot make us chmod what the link points at. */
 static int open_for_removal(int parent, const char *name) {
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == EACCES && fchmodat(parent, name, 0700, 0) == 0)
-        fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES) {
+        int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (p >= 0) {
+            char link[64];
+            snprintf(link, sizeof link, "/proc/self/fd/%d", p);
+            if (chmod(link, 0700) == 0)
+                fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            close(p);
+        }
+    }
     if (fd >= 0)
         fchmod(fd, 0700); /* so its entries can be unlinked */
     return fd;
@@ -188,8 +204,6 @@ static int open_for_removal(int parent, const char *name) {
 
 /* Empty the open directory dfd. */
 static int empty_dir(walk *w, int dfd, const char *where, int depth) {
-    if (depth > 2 * RIG_WORKSPACE_MAX_DEPTH + 64)
-        return fail(w, "%s: directories nest too deep to remove", where);
     int dup_fd = dup(dfd);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d) {
@@ -197,6 +211,7 @@ static int empty_dir(walk *w, int dfd, const char *where, int depth) {
             close(dup_fd);
         return fail(w, "%s: %s", where, strerror(errno));
     }
+    rewinddir(d); /* the duplicate shares dfd's position: a later round starts over */
     int rc = 0;
     struct dirent *de;
     while ((errno = 0, de = readdir(d))) {
@@ -206,6 +221,19 @@ static int empty_dir(walk *w, int dfd, const char *where, int depth) {
         if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
             continue;
         if (errno != EISDIR && errno != EPERM) {
+            rc = fail(w, "cannot remove %s/%s: %s", where, name, strerror(errno));
+            continue;
+        }
+        if (depth >= REMOVE_DEPTH) {
+            /* An agent can nest directories deeper than we hold
+             * descriptors for: move this one up, to be removed in the next
+             * round from the top. */
+            char up[64];
+            snprintf(up, sizeof up, ".rig-deep-%lu", w->serial++);
+            if (renameat(dfd, name, w->top_fd, up) == 0) {
+                w->moved++;
+                continue;
+            }
             rc = fail(w, "cannot remove %s/%s: %s", where, name, strerror(errno));
             continue;
         }
@@ -239,7 +267,13 @@ int rig__tree_remove(const char *path, char *why, size_t cap) {
         return fail(&w, "cannot remove %s: %s", path, strerror(errno));
     }
     fchmod(fd, 0700);
-    int rc = empty_dir(&w, fd, path, 0);
+    w.top_fd = fd;
+    int rc;
+    unsigned long rounds = 0;
+    do {
+        w.moved = 0;
+        rc = empty_dir(&w, fd, path, 0);
+    } while (rc == 0 && w.moved && ++rounds < 100000);
     close(fd);
     if (rmdir(path) != 0 && errno != ENOENT && rc == 0)
         rc = fail(&w, "cannot remove %s: %s", path, strerror(errno));

@@ -309,6 +309,21 @@ def taskset_checks(port):
         return g["score"] == 0 and s.get("tests-untouched") == 0, g
     check("fix-bug: editing the tests instead scores 0 (tests-untouched 0)", fix_cheat)
 
+    def fix_cheat_makefile():
+        r = c.start("fix-bug")
+        ws = workspace_of(r)
+        path = os.path.join(ws, "src", "wordcount.c")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:  # the same bug, spelled so the pattern misses it
+            f.write(text.replace("i <= len", "len >= i"))
+        with open(os.path.join(ws, "Makefile"), "a") as f:  # and a test target that passes
+            f.write("\ntest:\n\t@true\n")
+        g = c.grade("Fixed.")
+        s = subscores(g)
+        return g["score"] == 0 and s.get("tests-untouched") == 0, g
+    check("fix-bug: rewriting the Makefile's test target instead scores 0", fix_cheat_makefile)
+
     def mtp(do_fix, answer):
         r = c.start("make-test-pass")
         ws = workspace_of(r)
