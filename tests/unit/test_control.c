@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "testing.h"
+#include "env_testing.h"
 
 /* ---------------------------------------------------------------- the env */
 
@@ -172,55 +172,6 @@ static int teardown(void **state) {
 }
 
 /* ---------------------------------------------------------------- clients */
-
-typedef struct client {
-    int fd;
-    char buf[65536];
-    size_t len;
-} client;
-
-static client *cl_open(int port) {
-    client *c = calloc(1, sizeof *c);
-    c->fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(c->fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0);
-    struct timeval tv = {5, 0};
-    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    return c;
-}
-
-static void cl_close(client *c) {
-    close(c->fd);
-    free(c);
-}
-
-static void cl_send(client *c, const char *s) {
-    size_t n = strlen(s), off = 0;
-    while (off < n) {
-        ssize_t k = write(c->fd, s + off, n - off);
-        assert_true(k > 0);
-        off += (size_t)k;
-    }
-}
-
-/* The next line (malloc'd), or NULL at EOF. */
-static char *cl_line(client *c) {
-    for (;;) {
-        char *nl = memchr(c->buf, '\n', c->len);
-        if (nl) {
-            size_t n = (size_t)(nl - c->buf);
-            char *out = strndup(c->buf, n);
-            memmove(c->buf, nl + 1, c->len - n - 1);
-            c->len -= n + 1;
-            return out;
-        }
-        ssize_t k = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
-        if (k <= 0) return NULL;
-        c->len += (size_t)k;
-    }
-}
 
 /* Send a line, read the reply, and check it contains `want`. */
 static void rpc(client *c, const char *line, const char *want) {
@@ -400,7 +351,7 @@ static void *echo_server(void *arg) {
     int fd = accept(lfd, NULL, NULL);
     char buf[4096];
     ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
+    while ((n = env_read(fd, buf, sizeof buf)) > 0)
         if (write(fd, buf, (size_t)n) != n) break;
     close(fd);
     return NULL;
@@ -757,17 +708,6 @@ static int setup_big(void **state) {
     return 0;
 }
 
-static long rss_kib(void) {
-    FILE *fp = fopen("/proc/self/status", "r");
-    if (!fp) return -1;
-    char line[256];
-    long kib = -1;
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "VmRSS: %ld", &kib) == 1) break;
-    fclose(fp);
-    return kib;
-}
-
 /* The next line of any length (into *buf, grown as needed); its length, or
  * -1 at EOF. */
 static long big_line(int fd, char **buf, size_t *cap, size_t *len, size_t *start) {
@@ -788,7 +728,7 @@ static long big_line(int fd, char **buf, size_t *cap, size_t *len, size_t *start
             *buf = realloc(*buf, *cap);
             assert_non_null(*buf);
         }
-        ssize_t k = read(fd, *buf + *len, *cap - *len);
+        ssize_t k = env_read(fd, *buf + *len, *cap - *len);
         if (k <= 0) return -1;
         *len += (size_t)k;
     }

@@ -13,7 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "testing.h"
+#include "env_testing.h"
 
 #define SESSIONS 10000
 #define LIVE 3000 /* sessions 0..LIVE-1 keep their socket; the rest park */
@@ -39,26 +39,6 @@ static int grade_echo(rig_task_ctx *ctx, const rig_answer *a, rig_grade *g, rig_
 
 static void end_echo(rig_task_ctx *ctx) { free(rig_task_ctx_state(ctx)); }
 
-static int connect_to(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    struct timeval tv = {30, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    return fd;
-}
-
-static void send_all(int fd, const char *s) {
-    size_t n = strlen(s), off = 0;
-    while (off < n) {
-        ssize_t k = write(fd, s + off, n - off);
-        assert_true(k > 0);
-        off += (size_t)k;
-    }
-}
-
 /* Read until `lines` replies arrived (requests are never pipelined past
  * what we wait for, so nothing is left over) into buf. */
 static void read_lines(int fd, char *buf, size_t cap, int lines) {
@@ -66,7 +46,7 @@ static void read_lines(int fd, char *buf, size_t cap, int lines) {
     int seen = 0;
     while (seen < lines) {
         assert_true(len + 1 < cap);
-        ssize_t k = read(fd, buf + len, cap - 1 - len);
+        ssize_t k = env_read(fd, buf + len, cap - 1 - len);
         if (k <= 0) fail_msg("connection closed or timed out after %zu bytes", len);
         for (ssize_t i = 0; i < k; i++) seen += buf[len + (size_t)i] == '\n';
         len += (size_t)k;
@@ -78,27 +58,16 @@ static void expect(const char *buf, const char *want, int i) {
     if (!strstr(buf, want)) fail_msg("session %d: got %s; wanted %s", i, buf, want);
 }
 
-static long rss_kib(void) {
-    FILE *fp = fopen("/proc/self/status", "r");
-    if (!fp) return -1;
-    char line[256];
-    long kib = -1;
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "VmRSS: %ld", &kib) == 1) break;
-    fclose(fp);
-    return kib;
-}
-
 /* Resume session `id` on a fresh socket and grade it with `answer`;
  * `want` is the score expected. */
 static void resume_grade(int port, const char *id, const char *answer, const char *want, int i) {
-    int fd = connect_to(port);
+    int fd = env_connect(port);
     char line[512], buf[4096];
     snprintf(line, sizeof line,
              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"session_id\":\"%s\"}}\n"
              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"%s\"}}\n",
              id, answer);
-    send_all(fd, line);
+    env_send(fd, line, strlen(line));
     read_lines(fd, buf, sizeof buf, 2);
     char sid[64];
     snprintf(sid, sizeof sid, "\"session_id\":\"%s\"", id);
@@ -125,12 +94,12 @@ static void test_ten_thousand(void **state) {
     long before = rss_kib();
     char line[512], buf[4096];
     for (int i = 0; i < SESSIONS; i++) {
-        int fd = connect_to(port);
+        int fd = env_connect(port);
         snprintf(line, sizeof line,
                  "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}\n"
                  "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks.start\",\"params\":{\"id\":\"echo\",\"args\":{\"word\":\"w%d\"}}}\n",
                  i);
-        send_all(fd, line);
+        env_send(fd, line, strlen(line));
         read_lines(fd, buf, sizeof buf, 2);
         char *p = strstr(buf, "\"session_id\":\"");
         if (!p) fail_msg("session %d: hello said %s", i, buf);
@@ -153,8 +122,10 @@ static void test_ten_thousand(void **state) {
     char want[96];
     snprintf(want, sizeof want, "%d sessions are parked", SESSIONS - LIVE);
     for (int tries = 0;; tries++) {
-        int fd = connect_to(port);
-        send_all(fd, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"x\"}}\n");
+        int fd = env_connect(port);
+        static const char grade_x[] =
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"x\"}}\n";
+        env_send(fd, grade_x, sizeof grade_x - 1);
         read_lines(fd, buf, sizeof buf, 1);
         close(fd);
         if (strstr(buf, want)) break;
@@ -178,15 +149,15 @@ static void test_ten_thousand(void **state) {
         for (int k = 0; k < 2 && i + k < LIVE; k++) {
             snprintf(line, sizeof line,
                      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"w%d\"}}\n", i);
-            send_all(live[i + k], line);
+            env_send(live[i + k], line, strlen(line));
             read_lines(live[i + k], buf, sizeof buf, 1);
             expect(buf, k == 0 ? "\"result\":{\"score\":1.0}" : "\"result\":{\"score\":0.0}", i + k);
         }
     }
     /* a live session's id cannot be taken over from another socket */
-    int fd = connect_to(port);
+    int fd = env_connect(port);
     snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"session_id\":\"%s\"}}\n", ids[5]);
-    send_all(fd, line);
+    env_send(fd, line, strlen(line));
     read_lines(fd, buf, sizeof buf, 1);
     expect(buf, "has a live connection", 5);
     close(fd);

@@ -16,7 +16,7 @@
 
 #include "env/workspace.h"
 #include "sandbox/landlock.h"
-#include "testing.h"
+#include "env_testing.h"
 
 static char tmpl_dir[128];  /* a workspace template */
 static char work_dir[128];  /* where episodes' workspaces go */
@@ -168,52 +168,13 @@ static void test_load_file_relative_workspace(void **state) {
 
 /* ---------------------------------------------------------------- the wire */
 
-typedef struct client {
-    int fd;
-    char buf[65536];
-    size_t len;
-} client;
-
-static int connect_to(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    struct timeval tv = {60, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    return fd;
-}
-
-static void send_all(int fd, const char *s, size_t n) {
-    size_t off = 0;
-    while (off < n) {
-        ssize_t k = write(fd, s + off, n - off);
-        assert_true(k > 0);
-        off += (size_t)k;
-    }
-}
-
 /* Sends one request line and returns the reply line (malloc'd). */
 static char *rpc(client *c, const char *line) {
-    send_all(c->fd, line, strlen(line));
-    send_all(c->fd, "\n", 1);
-    for (;;) {
-        char *nl = memchr(c->buf, '\n', c->len);
-        if (nl) {
-            size_t n = (size_t)(nl - c->buf);
-            char *out = strndup(c->buf, n);
-            memmove(c->buf, nl + 1, c->len - n - 1);
-            c->len -= n + 1;
-            return out;
-        }
-        ssize_t k = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
-        if (k < 0 && errno == EINTR)
-            continue; /* a signal (SIGCHLD of a grader's command) with SO_RCVTIMEO set */
-        if (k <= 0)
-            fail_msg("no reply to %s (%s)", line, k == 0 ? "the server hung up" : strerror(errno));
-        c->len += (size_t)k;
-    }
+    cl_send(c, line);
+    cl_send(c, "\n");
+    char *r = cl_line(c);
+    if (!r) fail_msg("no reply to %s (%s)", line, errno ? strerror(errno) : "the server hung up");
+    return r;
 }
 
 /* A string member at JSON pointer `ptr` of reply `line`, malloc'd (or NULL). */
@@ -303,16 +264,9 @@ static int teardown(void **state) {
     return 0;
 }
 
-static client *open_client(const fixture *f) {
-    client *c = calloc(1, sizeof *c);
-    c->fd = connect_to(f->port);
-    return c;
-}
+static client *open_client(const fixture *f) { return cl_open(f->port); }
 
-static void close_client(client *c) {
-    close(c->fd);
-    free(c);
-}
+static void close_client(client *c) { cl_close(c); }
 
 static void test_prompt_template(void **state) {
     fixture *f = *state;
@@ -453,7 +407,7 @@ static http_reply http_post(const char *url, const char *token, const char *sess
                             const char *body) {
     int port = 0;
     assert_int_equal(sscanf(url, "http://127.0.0.1:%d/mcp", &port), 1);
-    int fd = connect_to(port);
+    int fd = env_connect(port);
     char head[1024];
     int n = snprintf(head, sizeof head,
                      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
@@ -463,14 +417,13 @@ static http_reply http_post(const char *url, const char *token, const char *sess
     if (token) n += snprintf(head + n, sizeof head - (size_t)n, "Authorization: Bearer %s\r\n", token);
     if (session) n += snprintf(head + n, sizeof head - (size_t)n, "Mcp-Session-Id: %s\r\n", session);
     n += snprintf(head + n, sizeof head - (size_t)n, "\r\n");
-    send_all(fd, head, (size_t)n);
-    send_all(fd, body, strlen(body));
+    env_send(fd, head, (size_t)n);
+    env_send(fd, body, strlen(body));
     static char buf[65536];
     size_t len = 0;
     ssize_t k;
-    while (len < sizeof buf - 1 &&
-           ((k = read(fd, buf + len, sizeof buf - 1 - len)) > 0 || (k < 0 && errno == EINTR)))
-        if (k > 0) len += (size_t)k;
+    while (len < sizeof buf - 1 && (k = env_read(fd, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)k;
     buf[len] = 0;
     close(fd);
     http_reply r = {0};
