@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ok, done, textOf } from './harness.mjs';
 
 const rig = process.argv[2];
 if (!rig) {
@@ -23,20 +24,6 @@ if (!rig) {
   process.exit(2);
 }
 
-let n = 0;
-let failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    if (diag !== undefined)
-      for (const line of String(typeof diag === 'string' ? diag : JSON.stringify(diag)).split('\n'))
-        console.log(`# ${line}`);
-  }
-}
 async function check(name, fn) {
   try {
     const r = await fn();
@@ -50,7 +37,6 @@ async function check(name, fn) {
     ok(false, name, e && e.stack ? e.stack : String(e));
   }
 }
-const textOf = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
 const readJson = (p) => (existsSync(p) ? JSON.parse(readFileSync(p, 'utf8')) : null);
 
@@ -318,5 +304,4 @@ for (const how of ['stdio', 'http']) {
     ok(false, `${how}: the suite ran to the end`, e && e.stack ? e.stack : String(e));
   }
 }
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();

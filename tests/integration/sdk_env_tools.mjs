@@ -18,6 +18,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ok, done, textOf } from './harness.mjs';
 
 const rig = process.argv[2];
 const tasksJson = process.argv[3];
@@ -26,21 +27,6 @@ if (!rig || !tasksJson) {
   process.exit(2);
 }
 
-let n = 0;
-let failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    if (diag !== undefined)
-      for (const line of String(typeof diag === 'string' ? diag : JSON.stringify(diag, null, 1)).split('\n'))
-        console.log(`# ${line}`);
-  }
-  return cond;
-}
 // Runs one check; an exception fails it with the error as diagnostics.
 async function check(name, fn) {
   try {
@@ -50,7 +36,6 @@ async function check(name, fn) {
     return ok(false, name, e && e.stack ? e.stack : String(e));
   }
 }
-const textOf = (result) => (result.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const sleepMs = (ms) => new Promise((r) => setTimeout(r, ms));
 const within = (p, ms, what) => Promise.race([p, sleepMs(ms).then(() => { throw new Error(`${what}: no answer within ${ms} ms`); })]);
 
@@ -267,5 +252,4 @@ await check('rig env serve exits 0 on SIGTERM', async () => {
   return { ok: st.code === 0 && st.signal === null, diag: { ...st, stderr: srv.err } };
 });
 
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();

@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { askChecks } from './sdk_ask.mjs';
 import { rootsChecks } from './sdk_roots.mjs';
+import { ok, done, textOf, skip } from './harness.mjs';
 
 const rig = process.argv[2];
 const example = process.argv[3];
@@ -30,24 +31,6 @@ const BUILTINS = [
   'read_file', 'list_directory', 'directory_tree', 'get_file_info', 'read_multiple_files', 'write_file', 'create_directory', 'move_file', 'edit_file', 'glob', 'grep',
 ];
 
-let n = 0;
-let failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  if (cond) {
-    console.log(`ok ${n} - ${name}`);
-  } else {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    if (diag !== undefined)
-      for (const line of String(typeof diag === 'string' ? diag : JSON.stringify(diag)).split('\n'))
-        console.log(`# ${line}`);
-  }
-}
-function skip(name, why) {
-  n++;
-  console.log(`ok ${n} - ${name} # SKIP ${why}`);
-}
 // Runs one check; an exception fails it with the error as diagnostics.
 async function check(name, fn) {
   try {
@@ -60,7 +43,6 @@ async function check(name, fn) {
     ok(false, name, e && e.stack ? e.stack : String(e));
   }
 }
-const textOf = (result) => (result.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 const stderr = [];
 const transport = new StdioClientTransport({ command: rig, args: ['serve'], stderr: 'pipe' });
@@ -246,5 +228,4 @@ if (!example || !existsSync(example)) {
   });
 }
 
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();
