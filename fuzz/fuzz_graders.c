@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rig_json_doc *args = rig_json_parse(part[2], len[2], NULL, NULL);
         rig_grade gr;
         int rc = rig__grader_run(g, &a, args ? rig_json_doc_root(args) : (rig_json_val){0},
-                                 NULL, 1000, true, &gr);
+                                 NULL, 1000, true, NULL, NULL, &gr);
         FUZZ_CHECK(rc == RIG_OK, "grading succeeds or gives an isError grade");
         FUZZ_CHECK(isfinite(gr.score) && gr.score >= 0 && gr.score <= 1, "score %g", gr.score);
         rig_json_writer w;

@@ -1404,6 +1404,9 @@ static void stop_now(server *srv) {
         while (srv->buckets[b]) session_free(srv, srv->buckets[b]);
     for (job *j = srv->jobs; j; j = j->lnext) {
         j->answered = true;
+        /* A running start or grade should give up: a command grader's
+         * command is killed rather than left behind. */
+        if (j->ctx) atomic_store(&j->ctx->cancelled, true);
         if (!uv_is_closing((uv_handle_t *)&j->timer)) {
             uv_timer_stop(&j->timer);
             uv_close((uv_handle_t *)&j->timer, on_timer_closed);

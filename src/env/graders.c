@@ -776,6 +776,8 @@ typedef struct ctx {
     const char *ws;
     int64_t deadline;
     bool sandbox;
+    bool (*cancelled)(void *ud);
+    void *cancel_ud;
 } ctx;
 
 static void run_at(const rig__grader *g, const ctx *c, rig_grade *out);
@@ -1122,6 +1124,8 @@ static void run_command(const rig__grader *g, const ctx *c, rig_grade *out) {
     }
     o.landlock_fd = sb.ruleset;
     o.envp = sb.envp;
+    o.cancelled = c->cancelled;
+    o.cancel_ud = c->cancel_ud;
     rig__proc_result r;
     int started = rig__proc_run(&o, &r, why, sizeof why);
     sandbox_close(&sb);
@@ -1145,6 +1149,8 @@ static void run_command(const rig__grader *g, const ctx *c, rig_grade *out) {
     if (r.timed_out)
         grade_error(out, "the command '%s' timed out after %.3g s and was killed", g->run,
                     (double)to / 1000.0);
+    else if (r.cancelled)
+        grade_error(out, "the command '%s' was killed: the grading was abandoned", g->run);
     else if (r.exit_code == 0)
         verdict(out, true, NULL);
     else
@@ -1244,13 +1250,15 @@ static void run_at(const rig__grader *g, const ctx *c, rig_grade *out) {
 }
 
 int rig__grader_run(const rig__grader *g, const rig_answer *a, rig_json_val args,
-                    const char *workspace_dir, int64_t timeout_ms, bool sandbox, rig_grade *out) {
+                    const char *workspace_dir, int64_t timeout_ms, bool sandbox,
+                    bool (*cancelled)(void *ud), void *cancel_ud, rig_grade *out) {
     *out = (rig_grade)RIG_GRADE_INIT;
     if (!g || !a) {
         grade_error(out, "no grader or no answer");
         return out->content ? RIG_OK : RIG_ENOMEM;
     }
     ctx c = {.a = a, .args = args, .ws = workspace_dir, .sandbox = sandbox,
+             .cancelled = cancelled, .cancel_ud = cancel_ud,
              .deadline = rig__now_ms() + (timeout_ms > 0 ? timeout_ms : RIG_GRADER_TIMEOUT_MS)};
     run_at(g, &c, out);
     /* an error grade whose explanation could not be allocated */

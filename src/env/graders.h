@@ -33,7 +33,10 @@ RIG_INTERNAL void rig__grader_free(rig__grader *g);
  * (may be missing: a placeholder then makes an isError grade).
  * `workspace_dir` is where file and command graders work (NULL: they give
  * isError grades). `sandbox`: command graders may write only beneath the
- * workspace and a private $TMPDIR (Landlock). `timeout_ms` bounds the whole grading (<= 0:
+ * workspace and a private $TMPDIR (Landlock). `cancelled` (may be NULL),
+ * polled while a command runs: true kills it (an isError grade), so a
+ * grading abandoned at its deadline or at shutdown leaves nothing running.
+ * `timeout_ms` bounds the whole grading (<= 0:
  * RIG_GRADER_TIMEOUT_MS). *out is overwritten, not freed (free it with
  * rig_grade_clear afterwards), and always filled: a grader that cannot
  * grade gives an isError grade saying why. Returns 0, or RIG_ENOMEM when
@@ -42,7 +45,7 @@ RIG_INTERNAL void rig__grader_free(rig__grader *g);
  * RIG_GRADER_MATCH_LIMIT; files are read up to RIG_GRADER_FILE_MAX. */
 RIG_INTERNAL int rig__grader_run(const rig__grader *g, const rig_answer *a, rig_json_val args,
                                  const char *workspace_dir, int64_t timeout_ms, bool sandbox,
-                                 rig_grade *out);
+                                 bool (*cancelled)(void *ud), void *cancel_ud, rig_grade *out);
 
 /* Expand "{name}" placeholders in tpl (n bytes) from the object args into a
  * malloc'd string (*out_len bytes, NUL-terminated): a string arg's text,

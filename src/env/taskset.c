@@ -354,6 +354,8 @@ static char *ts_start(rig_task_ctx *ctx, rig_json_val args, rig_error *err) {
     return out;
 }
 
+static bool ctx_cancelled(void *ud) { return rig_task_ctx_cancelled(ud); }
+
 static int ts_grade(rig_task_ctx *ctx, const rig_answer *answer, rig_grade *out, rig_error *err) {
     const taskset *ts = rig_task_ctx_ud(ctx);
     const ts_task *t = task_of(ctx);
@@ -361,7 +363,7 @@ static int ts_grade(rig_task_ctx *ctx, const rig_answer *answer, rig_grade *out,
     if (ep)
         episode_revoke(rig_task_ctx_ud(ctx), ep);
     if (rig__grader_run(t->grader, answer, rig_task_ctx_args(ctx), ep ? ep->dir : NULL, 0,
-                        !ts->o.no_sandbox, out) !=
+                        !ts->o.no_sandbox, ctx_cancelled, ctx, out) !=
         0)
         return rig_error_set(err, RIG_ENOMEM, "out of memory grading");
     return 0;

@@ -42,7 +42,7 @@ static char *frame_full(const char *spec, const char *answer, const char *return
         fail_msg("answer %s: %s", answer, err.message);
     rig_json_doc *ad = args ? parse_ok(args) : NULL;
     rig_grade gr = RIG_GRADE_INIT;
-    assert_int_equal(rig__grader_run(g, &a, rig_json_doc_root(ad), dir, timeout_ms, false, &gr), 0);
+    assert_int_equal(rig__grader_run(g, &a, rig_json_doc_root(ad), dir, timeout_ms, false, NULL, NULL, &gr), 0);
     rig_json_writer w;
     rig_json_writer_init(&w, 0);
     assert_int_equal(rig_grade_write(&gr, &w), 0);

@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "env/workspace.h"
@@ -210,7 +212,10 @@ static const char tasks_json[] =
     "{\"id\":\"escape\",\"prompt\":\"p\",\"workspace\":\"repo\","
     "\"grader\":{\"type\":\"command\",\"run\":\"echo x > \\\"$OUT\\\"\"}},"
     "{\"id\":\"tmp\",\"prompt\":\"p\",\"workspace\":\"repo\","
-    "\"grader\":{\"type\":\"command\",\"run\":\"echo x > \\\"$TMPDIR/t\\\" && echo y > made\"}}]}";
+    "\"grader\":{\"type\":\"command\",\"run\":\"echo x > \\\"$TMPDIR/t\\\" && echo y > made\"}},"
+    "{\"id\":\"slow\",\"prompt\":\"p\",\"workspace\":\"repo\","
+    "\"grader\":{\"type\":\"command\",\"run\":\"echo $$ > pid.tmp && mv pid.tmp pid && exec sleep 60\","
+    "\"timeout\":120}}]}";
 
 typedef struct fixture {
     rig_env *env;
@@ -529,6 +534,44 @@ static void test_command_grader_sandbox(void **state) {
     close_client(c);
 }
 
+/* Stopping the server while a command grader runs kills the command
+ * rather than leaving it behind, and does not wait out its timeout. */
+static void test_stop_kills_grader_command(void **state) {
+    fixture *f = *state;
+    client *c = open_client(f);
+    char *r = rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks.start\",\"params\":{\"id\":\"slow\"}}");
+    char *ws = member(r, "/result/workspace");
+    free(r);
+    cl_send(c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tasks.grade\",\"params\":{\"answer\":\"x\"}}\n");
+    char p[600];
+    snprintf(p, sizeof p, "%s/pid", ws);
+    char *text = NULL;
+    for (int i = 0; i < 3000 && !(text = read_all(p)); i++) usleep(10000);
+    assert_non_null(text);
+    pid_t pid = (pid_t)atoi(text);
+    free(text);
+    assert_true(pid > 1);
+    assert_int_equal(kill(pid, 0), 0); /* the grader's command runs */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rig_env_server_stop(f->srv);
+    f->srv = NULL;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (secs > 30) fail_msg("stopping took %.1f s", secs);
+    /* killed and reaped: no such process any more (pids are not reused
+     * that fast) */
+    bool gone = false;
+    for (int i = 0; i < 500 && !gone; i++) {
+        gone = kill(pid, 0) != 0 && errno == ESRCH;
+        if (!gone) usleep(10000);
+    }
+    assert_true(gone);
+    assert_false(exists(ws)); /* and its workspace went with the episode */
+    free(ws);
+    close_client(c);
+}
+
 /* ---------------------------------------------------------------- copying and removing */
 
 static void test_tree_copy_refusals(void **state) {
@@ -604,6 +647,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_workspace_removed_on_disconnect_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tools_tokens, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_grader_sandbox, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_kills_grader_command, setup, teardown),
         cmocka_unit_test(test_tree_copy_refusals),
         cmocka_unit_test(test_tree_remove_deep),
     };
