@@ -119,10 +119,6 @@ static bool parse_secs(const char *cmd, const char *flag, const char *v, double 
     return true;
 }
 
-struct serve_state {
-    struct cli_opts *copts;
-};
-
 /* A tools session ended (its client hung up or its episode did): what
  * it holds beyond its roots goes too. */
 static void on_tools_session_end(const char *session, void *ud)

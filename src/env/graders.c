@@ -79,6 +79,7 @@
 #include <unistd.h>
 
 #include "env/workspace.h"
+#include "util/environ.h"
 #include "sandbox/landlock.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -152,8 +153,7 @@ static bool ident_start(char c) {
 
 static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
 
-/* If s[i] opens a "{name}" placeholder, its name's length (name at s+i+1). */
-static size_t placeholder_at(const char *s, size_t n, size_t i) {
+size_t rig__template_placeholder(const char *s, size_t n, size_t i) {
     if (s[i] != '{' || i + 1 >= n || !ident_start(s[i + 1]))
         return 0;
     size_t j = i + 1;
@@ -181,7 +181,7 @@ char *rig__template_expand(const char *who, const char *tpl, size_t n, rig_json_
         size_t name_len;
         if ((tpl[i] == '{' || tpl[i] == '}') && i + 1 < n && tpl[i + 1] == tpl[i]) {
             rig__buf_addc(&b, tpl[i++]);
-        } else if ((name_len = placeholder_at(tpl, n, i)) > 0) {
+        } else if ((name_len = rig__template_placeholder(tpl, n, i)) > 0) {
             rig_json_val v = rig_json_getn(args, tpl + i + 1, name_len);
             if (!rig_json_exists(v)) {
                 snprintf(why, cap, "%s refers to {%.*s}, but the task has no arg '%.*s'", who,
@@ -235,7 +235,7 @@ static int write_expanded(rig_json_writer *w, rig_json_val v, rig_json_val args,
         char *s = str_of(v, &n);
         if (!s)
             return snprintf(why, cap, "out of memory"), -1;
-        size_t nl = n > 2 ? placeholder_at(s, n, 0) : 0;
+        size_t nl = n > 2 ? rig__template_placeholder(s, n, 0) : 0;
         int rc = 0;
         if (nl && nl + 2 == n) {
             rig_json_val a = rig_json_getn(args, s + 1, nl);
@@ -1052,7 +1052,8 @@ out:
 typedef struct grader_sandbox {
     int ruleset;
     char tmp[64];
-    char **envp;
+    char *tmpdir_env; /* "TMPDIR=<tmp>" */
+    char **envp;      /* borrows it */
 } grader_sandbox;
 
 static void sandbox_close(grader_sandbox *sb) {
@@ -1063,11 +1064,10 @@ static void sandbox_close(grader_sandbox *sb) {
         rig__tree_remove(sb->tmp, ignored, sizeof ignored);
         sb->tmp[0] = '\0';
     }
-    if (sb->envp) {
-        free(sb->envp[0]); /* the TMPDIR entry; the rest are environ's */
-        free(sb->envp);
-        sb->envp = NULL;
-    }
+    free(sb->envp);
+    sb->envp = NULL;
+    free(sb->tmpdir_env);
+    sb->tmpdir_env = NULL;
 }
 
 static int sandbox_open(grader_sandbox *sb, const char *ws, char *why, size_t cap) {
@@ -1077,22 +1077,13 @@ static int sandbox_open(grader_sandbox *sb, const char *ws, char *why, size_t ca
         sb->tmp[0] = '\0';
         return -1;
     }
-    extern char **environ;
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    sb->envp = calloc(n + 2, sizeof *sb->envp);
-    if (!sb->envp || asprintf(&sb->envp[0], "TMPDIR=%s", sb->tmp) < 0) {
-        if (sb->envp)
-            sb->envp[0] = NULL;
+    if (asprintf(&sb->tmpdir_env, "TMPDIR=%s", sb->tmp) < 0)
+        sb->tmpdir_env = NULL;
+    if (!sb->tmpdir_env || !(sb->envp = rig__environ_with_tmpdir(sb->tmpdir_env, NULL))) {
         snprintf(why, cap, "out of memory");
         sandbox_close(sb);
         return -1;
     }
-    size_t k = 1;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "TMPDIR=", 7) != 0)
-            sb->envp[k++] = environ[i];
     const char *dirs[2] = {ws, sb->tmp};
     int rc = rig__landlock_prepare(dirs, 2, &sb->ruleset, why, cap);
     if (rc < 0) {

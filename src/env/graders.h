@@ -47,6 +47,10 @@ RIG_INTERNAL int rig__grader_run(const rig__grader *g, const rig_answer *a, rig_
                                  const char *workspace_dir, int64_t timeout_ms, bool sandbox,
                                  bool (*cancelled)(void *ud), void *cancel_ud, rig_grade *out);
 
+/* If s[i] (of n bytes) opens a "{name}" placeholder — a C identifier in
+ * braces — the name's length (the name is at s + i + 1), else 0. */
+RIG_INTERNAL size_t rig__template_placeholder(const char *s, size_t n, size_t i);
+
 /* Expand "{name}" placeholders in tpl (n bytes) from the object args into a
  * malloc'd string (*out_len bytes, NUL-terminated): a string arg's text,
  * any other arg's JSON text, each single-quoted for /bin/sh when `shell`;

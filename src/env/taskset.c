@@ -37,13 +37,19 @@
 #include "env/workspace.h"
 #include "rig/mcp.h"
 #include "rig/roots.h"
+#include "util/hash.h"
+#include "util/hex.h"
 
 #define TOKEN_HEX 32
 #define EPISODE_BUCKETS 4096u /* power of two; 10,000 episodes: chains of ~2 */
 #define TASKSET_MAX_BYTES ((size_t)64 << 20)
 #define EPISODE_MAX_SESSIONS 64 /* MCP sessions one token may open */
 
+typedef struct taskset taskset;
+
+/* A task's own part: the spec's ud, so start and grade find it directly. */
 typedef struct ts_task {
+    taskset *ts;
     char *prompt;          /* template */
     rig__grader *grader;
     char *workspace;       /* absolute template directory, or NULL */
@@ -53,17 +59,17 @@ typedef struct episode episode;
 struct episode {
     episode *next;         /* bucket chain; then the cleanup queue */
     char token[TOKEN_HEX + 1];
-    char *dir;             /* the workspace copy, or NULL */
+    char *dir;             /* the workspace copy */
     char **sessions;       /* MCP sessions the token opened (under ts->mu) */
     size_t nsessions;
     bool listed;           /* in the token table (under ts->mu) */
 };
 
-typedef struct taskset {
+struct taskset {
     rig_env *env;
     rig_taskset_opts o;
     char *work_dir, *tools_host;
-    ts_task *tasks;        /* parallel to the env's tasks, by index */
+    ts_task *tasks;        /* one per task, in load order (never moved: tasks' uds) */
     size_t ntasks;
     bool has_workspaces;
     rig_mcp_http *http;
@@ -74,20 +80,13 @@ typedef struct taskset {
     episode *cleanup_head, *cleanup_tail;
     bool cleanup_started, cleanup_stop;
     pthread_t cleanup_thread;
-} taskset;
+};
 
 /* ---------------------------------------------------------------- episodes */
 
-static unsigned bucket_of(const char *token, size_t len) {
-    unsigned h = 2166136261u;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)token[i]) * 16777619u;
-    return h & (EPISODE_BUCKETS - 1);
-}
-
 /* Under ts->mu. */
 static episode **episode_slot(taskset *ts, const char *token, size_t len) {
-    episode **pp = &ts->buckets[bucket_of(token, len)];
+    episode **pp = &ts->buckets[rig__hash_bytes(token, len) & (EPISODE_BUCKETS - 1)];
     while (*pp && !(strlen((*pp)->token) == len && memcmp((*pp)->token, token, len) == 0))
         pp = &(*pp)->next;
     return pp;
@@ -100,7 +99,7 @@ static bool authorize(const char *token, size_t len, const char *session, bool i
         return false;
     pthread_mutex_lock(&ts->mu);
     episode *ep = *episode_slot(ts, token, len);
-    bool ok = ep && ep->dir;
+    bool ok = ep != NULL;
     if (ok && initialize && ep->nsessions >= EPISODE_MAX_SESSIONS)
         ok = false; /* one token must not fill the server's session table */
     if (ok && initialize) {
@@ -130,34 +129,19 @@ static void episode_free(episode *ep) {
 
 /* ---------------------------------------------------------------- the task functions */
 
-static const ts_task *task_of(const rig_task_ctx *ctx) {
-    const taskset *ts = rig_task_ctx_ud(ctx);
-    const rig__task *t = rig__env_find_task(ts->env, rig_task_ctx_id(ctx),
-                                            strlen(rig_task_ctx_id(ctx)));
-    return &ts->tasks[t - ts->env->tasks];
-}
-
 /* A new episode with a fresh workspace and token, in the table. */
-static episode *episode_start(taskset *ts, const ts_task *t, const rig_task_ctx *ctx,
-                              rig_error *err) {
+static episode *episode_start(taskset *ts, const ts_task *t, rig_error *err) {
     episode *ep = calloc(1, sizeof *ep);
-    unsigned char rnd[TOKEN_HEX / 2];
+    unsigned char rnd[TOKEN_HEX / 2 + 8]; /* the token, then the workspace's name */
     if (!ep || getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
         free(ep);
         rig_error_set(err, RIG_ENOMEM, "cannot make the episode's token");
         return NULL;
     }
-    for (size_t i = 0; i < sizeof rnd; i++)
-        snprintf(ep->token + 2 * i, 3, "%02x", rnd[i]);
-    (void)ctx;
-    unsigned char name[8];
-    if (getrandom(name, sizeof name, 0) != (ssize_t)sizeof name) {
-        free(ep);
-        rig_error_set(err, RIG_ENOMEM, "cannot name the episode's workspace");
-        return NULL;
-    }
-    if (asprintf(&ep->dir, "%s/ep-%02x%02x%02x%02x%02x%02x%02x%02x", ts->work_dir, name[0],
-                 name[1], name[2], name[3], name[4], name[5], name[6], name[7]) < 0) {
+    rig__hex_encode(ep->token, rnd, TOKEN_HEX / 2);
+    char name[17];
+    rig__hex_encode(name, rnd + TOKEN_HEX / 2, 8);
+    if (asprintf(&ep->dir, "%s/ep-%s", ts->work_dir, name) < 0) {
         ep->dir = NULL;
         free(ep);
         rig_error_set(err, RIG_ENOMEM, "out of memory");
@@ -177,28 +161,29 @@ static episode *episode_start(taskset *ts, const ts_task *t, const rig_task_ctx 
     return ep;
 }
 
-/* Take the episode's token out of the table and its sessions out of the
- * episode. Returns the sessions (the caller ends and frees them). */
-static char **episode_unlist(taskset *ts, episode *ep, size_t *n) {
+/* Take the episode's token out of the table: from then on it opens
+ * nothing, and no session joins the episode. Under ts->mu. */
+static void unlist_locked(taskset *ts, episode *ep) {
+    if (!ep->listed)
+        return;
+    episode **pp = episode_slot(ts, ep->token, TOKEN_HEX);
+    if (*pp == ep)
+        *pp = ep->next;
+    ep->next = NULL;
+    ep->listed = false;
+}
+
+/* Grading begins, or the episode is being cleaned up: the token stops, and
+ * the sessions it opened lose their workspace — roots, then whatever else
+ * the host keeps for them (background jobs; may wait a kill grace). */
+static void episode_revoke(taskset *ts, episode *ep) {
     pthread_mutex_lock(&ts->mu);
-    if (ep->listed) {
-        episode **pp = episode_slot(ts, ep->token, TOKEN_HEX);
-        if (*pp == ep)
-            *pp = ep->next;
-        ep->next = NULL;
-        ep->listed = false;
-    }
+    unlist_locked(ts, ep);
     char **sessions = ep->sessions;
-    *n = ep->nsessions;
+    size_t n = ep->nsessions;
     ep->sessions = NULL;
     ep->nsessions = 0;
     pthread_mutex_unlock(&ts->mu);
-    return sessions;
-}
-
-/* The sessions a token opened lose their workspace: roots, then whatever
- * else the host keeps for them (background jobs; may wait a kill grace). */
-static void end_sessions(taskset *ts, char **sessions, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (ts->o.roots)
             rig_roots_drop_session(ts->o.roots, sessions[i]);
@@ -209,11 +194,13 @@ static void end_sessions(taskset *ts, char **sessions, size_t n) {
     free(sessions);
 }
 
-/* Grading begins: the agent's access ends, so what is graded stays put. */
-static void episode_revoke(taskset *ts, episode *ep) {
-    size_t n;
-    char **sessions = episode_unlist(ts, ep, &n);
-    end_sessions(ts, sessions, n);
+/* What is left of an ended episode, off the control channel's thread. */
+static void episode_finish(taskset *ts, episode *ep) {
+    episode_revoke(ts, ep);
+    char why[RIG_ERROR_MESSAGE_MAX];
+    if (rig__tree_remove(ep->dir, why, sizeof why) != 0)
+        fprintf(stderr, "rig env: %s\n", why);
+    episode_free(ep);
 }
 
 static void *cleanup_main(void *arg) {
@@ -229,11 +216,7 @@ static void *cleanup_main(void *arg) {
         if (!ts->cleanup_head)
             ts->cleanup_tail = NULL;
         pthread_mutex_unlock(&ts->mu);
-        episode_revoke(ts, ep);
-        char why[RIG_ERROR_MESSAGE_MAX];
-        if (ep->dir && rig__tree_remove(ep->dir, why, sizeof why) != 0)
-            fprintf(stderr, "rig env: %s\n", why);
-        episode_free(ep);
+        episode_finish(ts, ep);
         pthread_mutex_lock(&ts->mu);
     }
     pthread_mutex_unlock(&ts->mu);
@@ -257,23 +240,15 @@ static void cleanup_drain(taskset *ts) {
     while (left) {
         episode *ep = left;
         left = ep->next;
-        episode_revoke(ts, ep);
-        char why[RIG_ERROR_MESSAGE_MAX];
-        if (ep->dir && rig__tree_remove(ep->dir, why, sizeof why) != 0)
-            fprintf(stderr, "rig env: %s\n", why);
-        episode_free(ep);
+        episode_finish(ts, ep);
     }
 }
 
 /* The episode is over (on the loop thread): its token stops at once, the
  * rest goes to the cleanup thread. */
 static void episode_end(taskset *ts, episode *ep) {
-    size_t n;
-    char **sessions = episode_unlist(ts, ep, &n);
     pthread_mutex_lock(&ts->mu);
-    ep->sessions = sessions; /* ended by the cleanup thread */
-    ep->nsessions = n;
-    ep->next = NULL;
+    unlist_locked(ts, ep); /* its sessions are ended by the cleanup thread */
     if (ts->cleanup_tail)
         ts->cleanup_tail->next = ep;
     else
@@ -311,8 +286,8 @@ static void write_bindings(rig_json_writer *w, const taskset *ts, const episode 
 }
 
 static char *ts_start(rig_task_ctx *ctx, rig_json_val args, rig_error *err) {
-    taskset *ts = rig_task_ctx_ud(ctx);
-    const ts_task *t = task_of(ctx);
+    const ts_task *t = rig_task_ctx_ud(ctx);
+    taskset *ts = t->ts;
     char why[RIG_ERROR_MESSAGE_MAX];
     size_t plen;
     char *prompt =
@@ -323,7 +298,7 @@ static char *ts_start(rig_task_ctx *ctx, rig_json_val args, rig_error *err) {
         return NULL;
     }
     episode *ep = NULL;
-    if (t->workspace && !(ep = episode_start(ts, t, ctx, err))) {
+    if (t->workspace && !(ep = episode_start(ts, t, err))) {
         free(prompt);
         return NULL;
     }
@@ -357,14 +332,12 @@ static char *ts_start(rig_task_ctx *ctx, rig_json_val args, rig_error *err) {
 static bool ctx_cancelled(void *ud) { return rig_task_ctx_cancelled(ud); }
 
 static int ts_grade(rig_task_ctx *ctx, const rig_answer *answer, rig_grade *out, rig_error *err) {
-    const taskset *ts = rig_task_ctx_ud(ctx);
-    const ts_task *t = task_of(ctx);
+    const ts_task *t = rig_task_ctx_ud(ctx);
     episode *ep = rig_task_ctx_state(ctx);
     if (ep)
-        episode_revoke(rig_task_ctx_ud(ctx), ep);
+        episode_revoke(t->ts, ep);
     if (rig__grader_run(t->grader, answer, rig_task_ctx_args(ctx), ep ? ep->dir : NULL, 0,
-                        !ts->o.no_sandbox, ctx_cancelled, ctx, out) !=
-        0)
+                        !t->ts->o.no_sandbox, ctx_cancelled, ctx, out) != 0)
         return rig_error_set(err, RIG_ENOMEM, "out of memory grading");
     return 0;
 }
@@ -372,7 +345,7 @@ static int ts_grade(rig_task_ctx *ctx, const rig_answer *answer, rig_grade *out,
 static void ts_end(rig_task_ctx *ctx) {
     episode *ep = rig_task_ctx_state(ctx);
     if (ep)
-        episode_end(rig_task_ctx_ud(ctx), ep);
+        episode_end(((const ts_task *)rig_task_ctx_ud(ctx))->ts, ep);
 }
 
 /* ---------------------------------------------------------------- hooks */
@@ -518,27 +491,20 @@ static bool check_placeholders(loader *L, const char *prompt, rig_json_val args,
     rig_json_val props = rig_json_get(args, "properties");
     if (!rig_json_exists(props))
         return true;
-    size_t n = strlen(prompt);
+    size_t n = strlen(prompt), len;
     for (size_t k = 0; k < n; k++) {
         if ((prompt[k] == '{' || prompt[k] == '}') && k + 1 < n && prompt[k + 1] == prompt[k]) {
-            k++;
+            k++; /* a literal brace, as rig__template_expand reads it */
             continue;
         }
-        if (prompt[k] != '{')
+        if (!(len = rig__template_placeholder(prompt, n, k)))
             continue;
-        size_t j = k + 1;
-        while (j < n && (prompt[j] == '_' || (prompt[j] >= 'a' && prompt[j] <= 'z') ||
-                         (prompt[j] >= 'A' && prompt[j] <= 'Z') ||
-                         (j > k + 1 && prompt[j] >= '0' && prompt[j] <= '9')))
-            j++;
-        if (j == k + 1 || j >= n || prompt[j] != '}')
-            continue;
-        if (!rig_json_exists(rig_json_getn(props, prompt + k + 1, j - k - 1))) {
+        if (!rig_json_exists(rig_json_getn(props, prompt + k + 1, len))) {
             bad(L, RIG_EINVAL, "tasks[%zu].prompt: {%.*s} names no property of the task's args",
-                i, (int)(j - k - 1), prompt + k + 1);
+                i, (int)len, prompt + k + 1);
             return false;
         }
-        k = j;
+        k += len + 1;
     }
     return true;
 }
@@ -610,13 +576,14 @@ static int load_task(loader *L, taskset *ts, rig_json_val tj, size_t i) {
         goto out;
     rig_task_spec spec = {.id = id, .description = desc, .args_schema = args,
                           .input_schema = input, .returns_schema = returns,
-                          .start = ts_start, .grade = ts_grade, .end = ts_end, .ud = ts};
+                          .start = ts_start, .grade = ts_grade, .end = ts_end,
+                          .ud = &ts->tasks[ts->ntasks]};
     rig_error e = {0};
     if (rig_env_add_task(ts->env, &spec, &e) != RIG_OK) {
         bad(L, e.code, "tasks[%zu]: %s", i, e.message);
         goto out;
     }
-    ts->tasks[ts->ntasks++] = (ts_task){prompt, g, ws};
+    ts->tasks[ts->ntasks++] = (ts_task){ts, prompt, g, ws};
     ts->has_workspaces |= ws != NULL;
     prompt = NULL, g = NULL, ws = NULL;
     rc = 0;

@@ -44,6 +44,7 @@
 #include "mcp/internal.h"
 #include "mcp/jsonrpc.h"
 #include "rig/rig.h"
+#include "util/hex.h"
 
 #define HEAD_MAX (16 * 1024)
 #define KEEPALIVE_MS 15000
@@ -686,8 +687,7 @@ static struct session *session_new(struct rig_mcp_http *h)
         free(ss);
         return NULL;
     }
-    for (size_t i = 0; i < sizeof rnd; i++)
-        snprintf(ss->id + 2 * i, 3, "%02x", rnd[i]);
+    rig__hex_encode(ss->id, rnd, sizeof rnd);
     ss->h = h;
     ss->next_stream = 1;
     ss->conn = rig_mcp_conn_new(h->s, on_send, on_wake, ss);

@@ -32,8 +32,7 @@
 #include "tools/shell.h"
 #include "tools/shell_proc.h"
 #include "util/buf.h"
-
-extern char **environ;
+#include "util/environ.h"
 
 /* Per stream when several commands share one result, so the whole stays
  * near one command's worth. */
@@ -219,24 +218,6 @@ static bool harmless_var(const char *e)
 
 /* ---- one command's setup -------------------------------------------------- */
 
-/* environ with TMPDIR replaced: a new array, its strings borrowed. */
-static char **env_with_tmpdir(const rig_shell *sh, const char *tmpdir_env)
-{
-    size_t n = 0;
-    for (char **e = environ; e && *e; e++)
-        n++;
-    char **env = malloc((n + 2) * sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "TMPDIR=", 7) != 0 && (!sh->isolate || harmless_var(environ[i])))
-            env[k++] = environ[i];
-    env[k++] = tmpdir_env ? (char *)tmpdir_env : sh->tmpdir_env;
-    env[k] = NULL;
-    return env;
-}
-
 int rig__shell_setup(rig_shell *sh, rig_call *call, const char *work_dir, rig__cmd_setup *s,
                      char *why, size_t cap)
 {
@@ -274,7 +255,8 @@ int rig__shell_setup(rig_shell *sh, rig_call *call, const char *work_dir, rig__c
             goto out;
         }
     }
-    s->envp = env_with_tmpdir(sh, s->tmpdir_env);
+    s->envp = rig__environ_with_tmpdir(s->tmpdir_env ? s->tmpdir_env : sh->tmpdir_env,
+                                       sh->isolate ? harmless_var : NULL);
     if (!s->cwd || !s->envp) {
         snprintf(why, cap, "out of memory");
         goto out;
